@@ -1,0 +1,40 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "Unidirectional",
+  products: [
+    .library(name: "Unidirectional", targets: ["Unidirectional"]),
+    .executable(name: "counter", targets: ["counter"]),
+    .executable(name: "unidirectional-benchmarks", targets: ["UnidirectionalBenchmarks"]),
+  ],
+  targets: [
+    .target(name: "Unidirectional"),
+    .testTarget(name: "UnidirectionalTests", dependencies: ["Unidirectional"]),
+
+    // Case study: Counter.
+    .target(
+      name: "CounterCore",
+      dependencies: ["Unidirectional"],
+      path: "CaseStudies/Counter/Sources/CounterCore"
+    ),
+    .executableTarget(
+      name: "counter",
+      dependencies: ["CounterCore"],
+      path: "CaseStudies/Counter/Sources/counter"
+    ),
+    .testTarget(
+      name: "CounterCoreTests",
+      dependencies: ["CounterCore"],
+      path: "CaseStudies/Counter/Tests/CounterCoreTests"
+    ),
+
+    // Benchmarks: `swift run -c release unidirectional-benchmarks`.
+    .executableTarget(
+      name: "UnidirectionalBenchmarks",
+      dependencies: ["Unidirectional"],
+      path: "Benchmarks/Sources/UnidirectionalBenchmarks"
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,196 @@
+/// Work a reducer asks the store to do once the new state is committed: feed actions back,
+/// run asynchronous operations, or cancel earlier work.
+///
+/// Effects are values: building one does nothing. The ``Store`` starts an action's effect right
+/// after it commits that action's state. Asynchronous parts run as Swift concurrency `Task`s,
+/// and actions they send are reduced like any other, in FIFO order.
+///
+/// ```swift
+/// case .factButtonTapped:
+///   return .run { [count = state.count] send in
+///     let fact = try await numberFact(count)
+///     await send(.factResponse(fact))
+///   }
+/// ```
+public struct Effect<Action> {
+  enum Operation {
+    case none
+    case send(Action)
+    case run(Run)
+    case merge([Effect])
+    case concatenate([Effect])
+    indirect case cancellable(id: EffectID, cancelInFlight: Bool, Effect)
+    case cancel(id: EffectID)
+  }
+
+  struct Run: Sendable {
+    let priority: TaskPriority?
+    let operation: @Sendable (Send<Action>) async throws -> Void
+    let handler: (@Sendable (any Error, Send<Action>) async -> Void)?
+    let fileID: String
+    let line: UInt
+  }
+
+  let operation: Operation
+
+  init(_ operation: Operation) {
+    self.operation = operation
+  }
+}
+
+extension Effect.Operation: Sendable where Action: Sendable {}
+extension Effect: Sendable where Action: Sendable {}
+
+extension Effect {
+  /// An effect that does nothing.
+  ///
+  /// Returning `.none` costs no allocation and starts no task.
+  public static var none: Self {
+    Self(.none)
+  }
+
+  /// An effect that feeds `action` back into the store at once.
+  ///
+  /// The action is queued as soon as the effect starts, behind actions already waiting, and is
+  /// reduced before the `send` that produced this effect returns (unless another thread is
+  /// draining the store, in which case that thread reduces it).
+  ///
+  /// - Parameter action: The action to send.
+  public static func send(_ action: Action) -> Self {
+    Self(.send(action))
+  }
+
+  /// An effect that runs an asynchronous operation in a new `Task`.
+  ///
+  /// - Parameters:
+  ///   - priority: The priority of the task, or `nil` for the default.
+  ///   - operation: The work to do. Call `send` to feed actions back; sends made after the effect
+  ///     is cancelled are dropped.
+  ///   - handler: Called with any error the operation throws that is not a cancellation. Without
+  ///     a handler, such an error is reported to the store's issue handler (see
+  ///     ``StoreIssue``), never swallowed.
+  ///   - fileID: The file that created the effect, for reports. Leave the default.
+  ///   - line: The line that created the effect, for reports. Leave the default.
+  public static func run(
+    priority: TaskPriority? = nil,
+    operation: @escaping @Sendable (_ send: Send<Action>) async throws -> Void,
+    catch handler: (@Sendable (_ error: any Error, _ send: Send<Action>) async -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) -> Self {
+    Self(
+      .run(
+        Run(
+          priority: priority,
+          operation: operation,
+          handler: handler,
+          fileID: "\(fileID)",
+          line: line
+        )
+      )
+    )
+  }
+
+  /// An effect that runs the given effects at the same time.
+  ///
+  /// Synchronous parts (``send(_:)``, ``cancel(id:)``) happen in the order given.
+  ///
+  /// - Parameter effects: The effects to run.
+  public static func merge(_ effects: Self...) -> Self {
+    merge(effects)
+  }
+
+  /// An effect that runs the given effects at the same time.
+  ///
+  /// - Parameter effects: The effects to run.
+  public static func merge(_ effects: some Sequence<Self>) -> Self {
+    let effects = effects.filter(\.isNotNone)
+    switch effects.count {
+    case 0: return .none
+    case 1: return effects[0]
+    default: return Self(.merge(effects))
+    }
+  }
+
+  /// An effect that runs the given effects one after another: each starts when the previous
+  /// one has finished.
+  ///
+  /// - Parameter effects: The effects to run in order.
+  public static func concatenate(_ effects: Self...) -> Self {
+    concatenate(effects)
+  }
+
+  /// An effect that runs the given effects one after another.
+  ///
+  /// - Parameter effects: The effects to run in order.
+  public static func concatenate(_ effects: some Sequence<Self>) -> Self {
+    let effects = effects.filter(\.isNotNone)
+    switch effects.count {
+    case 0: return .none
+    case 1: return effects[0]
+    default: return Self(.concatenate(effects))
+    }
+  }
+
+  /// Merges this effect with another: both run at the same time.
+  ///
+  /// - Parameter other: The other effect.
+  public func merge(with other: Self) -> Self {
+    if case .none = operation { return other }
+    if case .none = other.operation { return self }
+    return .merge([self, other])
+  }
+
+  /// Runs this effect, then `other` once this one has finished.
+  ///
+  /// - Parameter other: The effect to run afterwards.
+  public func concatenate(with other: Self) -> Self {
+    .concatenate([self, other])
+  }
+
+  /// Transforms the actions this effect sends.
+  ///
+  /// - Parameter transform: Applied to every action the effect sends.
+  public func map<NewAction>(
+    _ transform: @escaping @Sendable (Action) -> NewAction
+  ) -> Effect<NewAction> {
+    switch operation {
+    case .none:
+      return .none
+    case .send(let action):
+      return .send(transform(action))
+    case .run(let run):
+      let operation = run.operation
+      let operationMap: @Sendable (Send<NewAction>) async throws -> Void = { send in
+        try await operation(Send<Action> { send.send(transform($0)) })
+      }
+      var handlerMap: (@Sendable (any Error, Send<NewAction>) async -> Void)?
+      if let handler = run.handler {
+        handlerMap = { error, send in
+          await handler(error, Send<Action> { send.send(transform($0)) })
+        }
+      }
+      let mapped = Effect<NewAction>.Run(
+        priority: run.priority,
+        operation: operationMap,
+        handler: handlerMap,
+        fileID: run.fileID,
+        line: run.line
+      )
+      return Effect<NewAction>(.run(mapped))
+    case .merge(let effects):
+      return Effect<NewAction>(.merge(effects.map { $0.map(transform) }))
+    case .concatenate(let effects):
+      return Effect<NewAction>(.concatenate(effects.map { $0.map(transform) }))
+    case .cancellable(let id, let cancelInFlight, let effect):
+      return Effect<NewAction>(.cancellable(id: id, cancelInFlight: cancelInFlight, effect.map(transform)))
+    case .cancel(let id):
+      return Effect<NewAction>(.cancel(id: id))
+    }
+  }
+
+  var isNotNone: Bool {
+    if case .none = operation { return false }
+    return true
+  }
+}

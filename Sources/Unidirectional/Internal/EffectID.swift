@@ -1,0 +1,19 @@
+/// A type-erased, sendable cancellation identifier.
+///
+/// `AnyHashable` is not `Sendable`, so identifiers are kept as `any Hashable & Sendable` and
+/// compared through `AnyHashable` only when needed.
+struct EffectID: Hashable, Sendable {
+  let base: any Hashable & Sendable
+
+  init(_ base: some Hashable & Sendable) {
+    self.base = base
+  }
+
+  static func == (lhs: Self, rhs: Self) -> Bool {
+    AnyHashable(lhs.base) == AnyHashable(rhs.base)
+  }
+
+  func hash(into hasher: inout Hasher) {
+    AnyHashable(base).hash(into: &hasher)
+  }
+}

@@ -1,0 +1,230 @@
+/// Starts, tracks and cancels the effects of one store.
+///
+/// States of the runtime (`Storage`):
+/// - running: effects start as tasks; each is tracked in `running` until it ends, and under its
+///   cancellation ids in `tasksByCancelID`.
+/// - shut down: the store is gone. Running tasks were cancelled; new effects do not start, and
+///   actions they would send are dropped.
+///
+/// Cancellation ids live here, so they are scoped to one store: two stores never cancel each
+/// other's effects.
+final class EffectRuntime<Action: Sendable>: Sendable {
+  private struct Storage {
+    var nextTaskID: UInt64 = 0
+    var running: [UInt64: Task<Void, Never>] = [:]
+    var tasksByCancelID: [EffectID: Set<UInt64>] = [:]
+    var isShutDown = false
+  }
+
+  private let storage = Locked(Storage())
+
+  /// Delivers actions to the store; set once the store exists, and holding it weakly so that
+  /// running effects never keep their store alive.
+  private let deliver = Locked<(@Sendable (Action) -> Void)?>(nil)
+
+  /// Where failures go.
+  let reportIssue: @Sendable (StoreIssue) -> Void
+
+  init(reportIssue: @escaping @Sendable (StoreIssue) -> Void) {
+    self.reportIssue = reportIssue
+  }
+
+  /// Connects the runtime to its store.
+  func connect(_ deliver: @escaping @Sendable (Action) -> Void) {
+    self.deliver.withLock { $0 = deliver }
+  }
+
+  /// The `Send` effects of this store use.
+  var send: Send<Action> {
+    Send { [self] action in
+      deliver.withLock { $0 }?(action)
+    }
+  }
+
+  /// The number of effect tasks still running.
+  var runningCount: Int {
+    storage.withLock { $0.running.count }
+  }
+
+  // MARK: Starting
+
+  /// Starts an effect after its action's state was committed.
+  ///
+  /// Synchronous parts (`.send`, `.cancel`, `cancelInFlight`) happen before this returns, in
+  /// order; asynchronous parts start as tasks.
+  ///
+  /// - Returns: A task covering the asynchronous parts, or `nil` if there are none.
+  func start(_ effect: Effect<Action>) -> Task<Void, Never>? {
+    if case .none = effect.operation { return nil }
+    var tasks: [Task<Void, Never>] = []
+    startSynchronously(effect, tasks: &tasks)
+    switch tasks.count {
+    case 0:
+      return nil
+    case 1:
+      return tasks[0]
+    default:
+      let tasks = tasks
+      return Task {
+        await withTaskCancellationHandler {
+          for task in tasks { await task.value }
+        } onCancel: {
+          for task in tasks { task.cancel() }
+        }
+      }
+    }
+  }
+
+  private func startSynchronously(_ effect: Effect<Action>, tasks: inout [Task<Void, Never>]) {
+    switch effect.operation {
+    case .none:
+      break
+    case .send(let action):
+      deliver.withLock { $0 }?(action)
+    case .cancel(let id):
+      cancel(id: id)
+    case .merge(let effects):
+      for effect in effects { startSynchronously(effect, tasks: &tasks) }
+    case .concatenate(let effects):
+      if effects.allSatisfy(\.isSynchronous) {
+        for effect in effects { startSynchronously(effect, tasks: &tasks) }
+      } else if let task = spawn(cancelID: nil, priority: nil, { await self.perform(effect) }) {
+        tasks.append(task)
+      }
+    case .run(let run):
+      if let task = spawn(cancelID: nil, priority: run.priority, { await self.perform(run) }) {
+        tasks.append(task)
+      }
+    case .cancellable(let id, let cancelInFlight, let inner):
+      if cancelInFlight { cancel(id: id) }
+      if inner.isSynchronous {
+        startSynchronously(inner, tasks: &tasks)
+      } else if let task = spawn(cancelID: id, priority: inner.priority, { await self.perform(inner) }) {
+        tasks.append(task)
+      }
+    }
+  }
+
+  /// Starts a tracked task, or returns `nil` if the store is gone.
+  private func spawn(
+    cancelID: EffectID?,
+    priority: TaskPriority?,
+    _ operation: @escaping @Sendable () async -> Void
+  ) -> Task<Void, Never>? {
+    storage.withLock { storage in
+      guard !storage.isShutDown else { return nil }
+      let taskID = storage.nextTaskID
+      storage.nextTaskID += 1
+      // Created under the lock so that the task cannot finish (and unregister) before it is
+      // registered; its `finished` call waits for this lock.
+      let task = Task(priority: priority) {
+        await operation()
+        self.finished(taskID, cancelID: cancelID)
+      }
+      storage.running[taskID] = task
+      if let cancelID { storage.tasksByCancelID[cancelID, default: []].insert(taskID) }
+      return task
+    }
+  }
+
+  private func finished(_ taskID: UInt64, cancelID: EffectID?) {
+    storage.withLock { storage in
+      storage.running[taskID] = nil
+      if let cancelID, var ids = storage.tasksByCancelID[cancelID] {
+        ids.remove(taskID)
+        storage.tasksByCancelID[cancelID] = ids.isEmpty ? nil : ids
+      }
+    }
+  }
+
+  // MARK: Running
+
+  /// Runs an effect to completion inside a task.
+  private func perform(_ effect: Effect<Action>) async {
+    switch effect.operation {
+    case .none:
+      return
+    case .send(let action):
+      await send(action)
+    case .cancel(let id):
+      cancel(id: id)
+    case .run(let run):
+      await perform(run)
+    case .merge(let effects):
+      await withTaskGroup(of: Void.self) { group in
+        for effect in effects {
+          group.addTask { await self.perform(effect) }
+        }
+      }
+    case .concatenate(let effects):
+      for effect in effects {
+        guard !Task.isCancelled else { return }
+        await perform(effect)
+      }
+    case .cancellable(let id, let cancelInFlight, let inner):
+      if cancelInFlight { cancel(id: id) }
+      guard let task = spawn(cancelID: id, priority: inner.priority, { await self.perform(inner) })
+      else { return }
+      await withTaskCancellationHandler {
+        await task.value
+      } onCancel: {
+        task.cancel()
+      }
+    }
+  }
+
+  private func perform(_ run: Effect<Action>.Run) async {
+    let send = self.send
+    do {
+      try await run.operation(send)
+    } catch {
+      // A cancelled effect may throw anything on its way out; that is not a failure.
+      if Task.isCancelled || error is CancellationError { return }
+      if let handler = run.handler {
+        await handler(error, send)
+      } else {
+        reportIssue(StoreIssue(kind: .effectFailed(error), fileID: run.fileID, line: run.line))
+      }
+    }
+  }
+
+  // MARK: Cancelling
+
+  /// Cancels every running task started under `id`.
+  func cancel(id: EffectID) {
+    let tasks = storage.withLock { storage in
+      (storage.tasksByCancelID.removeValue(forKey: id) ?? []).compactMap { storage.running[$0] }
+    }
+    // Outside the lock: cancellation handlers run synchronously and may call back in.
+    for task in tasks { task.cancel() }
+  }
+
+  /// Cancels everything and refuses new effects: the store is gone.
+  func shutDown() {
+    let tasks = storage.withLock { storage in
+      storage.isShutDown = true
+      storage.tasksByCancelID = [:]
+      return Array(storage.running.values)
+    }
+    deliver.withLock { $0 = nil }
+    for task in tasks { task.cancel() }
+  }
+}
+
+extension Effect {
+  /// Whether the effect is made only of parts that complete synchronously.
+  var isSynchronous: Bool {
+    switch operation {
+    case .none, .send, .cancel: true
+    case .run: false
+    case .merge(let effects), .concatenate(let effects): effects.allSatisfy(\.isSynchronous)
+    case .cancellable(_, _, let inner): inner.isSynchronous
+    }
+  }
+
+  /// The priority of a lone `.run`, used for the task that runs it.
+  var priority: TaskPriority? {
+    if case .run(let run) = operation { return run.priority }
+    return nil
+  }
+}

@@ -1,0 +1,12 @@
+/// Carries a value the compiler cannot prove `Sendable` across a concurrency boundary.
+///
+/// Used only for key paths: a key path is an immutable object, and the subscript arguments it
+/// captures are `Hashable` values fixed when it is created, so sharing one between threads is
+/// safe even though `KeyPath` does not conform to `Sendable`.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+  let value: Value
+
+  init(_ value: Value) {
+    self.value = value
+  }
+}

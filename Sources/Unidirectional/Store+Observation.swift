@@ -1,0 +1,157 @@
+import Observation
+
+extension Store {
+  /// Runs `body` now, and again after every action that changes a value it read.
+  ///
+  /// Every read of this store's state inside `body` is recorded as its key path: `store.count`
+  /// as `\.count`, `store[\.board.cells[4]]` as `\.board.cells[4]`, `store.state` as the
+  /// whole state. Reads are recorded anew on every run, so a read behind an `if` is tracked
+  /// only while the branch is taken.
+  ///
+  /// A value has changed when `!=` says so for `Equatable` values, when `!==` does for class
+  /// instances, and after every action for any other type.
+  ///
+  /// ```swift
+  /// let token = store.observe {
+  ///   print("count:", store.count)
+  /// }
+  /// ```
+  ///
+  /// ## Guarantees
+  ///
+  /// - `body` runs at most once per action, after the action's state is committed (it never
+  ///   sees a half-applied action), outside the store's lock, in registration order among the
+  ///   observers that fire.
+  /// - It runs on the thread that is processing the store's actions at that moment (see
+  ///   ``Store``). Actions it sends are queued and reduced after the observers of the current
+  ///   action have run.
+  /// - Cost per action grows with the number of distinct key paths observed and the observers
+  ///   that fire, not with the number of observers.
+  ///
+  /// - Parameter body: The observer. Capture the store weakly, or cancel the token, if the
+  ///   store should be able to go away while the observer is registered.
+  /// - Returns: A token: the observer runs as long as it is alive and not cancelled.
+  public func observe(_ body: @escaping @Sendable () -> Void) -> ObservationToken {
+    let recorder = AccessRecorder(store: ObjectIdentifier(self))
+    let observer = register(body, recorder: recorder)
+    return ObservationToken { [weak self] in
+      self?.removeObserver(observer)
+    }
+  }
+
+  /// Calls `body` with the value at `keyPath` now, and again after every action that changes
+  /// it.
+  ///
+  /// ```swift
+  /// let token = store.observe(\.count) { count in
+  ///   print("count:", count)
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - keyPath: The value to observe.
+  ///   - body: Receives the value.
+  /// - Returns: A token: the observer runs as long as it is alive and not cancelled.
+  public func observe<Value>(
+    _ keyPath: KeyPath<State, Value>,
+    _ body: @escaping @Sendable (Value) -> Void
+  ) -> ObservationToken {
+    let keyPath = UncheckedSendable(keyPath)
+    return observe { [weak self] in
+      guard let self else { return }
+      body(self.read(keyPath.value))
+    }
+  }
+
+  /// Records the first run of a new observer and installs it.
+  private func register(
+    _ body: @escaping @Sendable () -> Void, recorder: AccessRecorder
+  ) -> ObserverRecord<State> {
+    // Idle store: own it while the first run reads, so no action commits in between.
+    let ownsStore = core.withLock { core -> Bool in
+      guard !core.isDraining else { return false }
+      core.isDraining = true
+      return true
+    }
+    if ownsStore {
+      recorder.record(body)
+      let observer = core.withLock { core in
+        core.graph.register(body: body, reads: recorder.keyPaths, state: &core.state)
+      }
+      drain()
+      return observer
+    }
+    // Busy store (another thread is processing, or we are inside one of its observers): keep
+    // the run only if no action was committed while it read.
+    for _ in 0..<3 {
+      let generation = core.withLock { $0.generation }
+      recorder.record(body)
+      let observer = core.withLock { core -> ObserverRecord<State>? in
+        guard core.generation == generation else { return nil }
+        return core.graph.register(body: body, reads: recorder.keyPaths, state: &core.state)
+      }
+      if let observer { return observer }
+    }
+    // Still racing a busy drainer: install with the latest reads and have it run again.
+    let (observer, mustRun) = core.withLock { core in
+      let observer = core.graph.register(body: body, reads: recorder.keyPaths, state: &core.state)
+      guard !core.isDraining else {
+        core.staleObservers.append(observer)
+        return (observer, false)
+      }
+      core.isDraining = true
+      return (observer, true)
+    }
+    if mustRun {
+      runObservers([observer])
+      drain()
+    }
+    return observer
+  }
+
+  private func removeObserver(_ observer: ObserverRecord<State>) {
+    let body = core.withLock { $0.graph.remove(observer) }
+    // Released here, after the lock: its captures may run code that calls back in.
+    _ = consume body
+  }
+
+  /// Runs observers made stale by an action, recording what each reads. Called by the
+  /// draining thread, outside the lock.
+  func runObservers(_ observers: [ObserverRecord<State>]) {
+    var index = 0
+    var body = core.withLock { _ in observers[0].body }
+    while true {
+      let observer = observers[index]
+      if let body {
+        drainRecorder.record(body)
+      }
+      index += 1
+      let ran = body != nil
+      body = core.withLock { core in
+        if ran {
+          core.graph.update(observer, reads: drainRecorder.keyPaths, state: &core.state)
+        }
+        return index < observers.count ? observers[index].body : nil
+      }
+      if index == observers.count { return }
+    }
+  }
+
+  func makeRegistrarProbe<Value>(
+    _ keyPath: KeyPath<State, Value>, state: UnsafePointer<State>
+  ) -> RegistrarProbe<State> {
+    let storeKeyPath = UncheckedSendable(\Store.[dynamicMember: keyPath])
+    return RegistrarProbe(
+      keyPath: keyPath,
+      storeKeyPath: storeKeyPath.value,
+      probe: keyPath.makeProbe(state: state),
+      post: { [weak self] in
+        guard let self else { return }
+        self.registrar.willSet(self, keyPath: storeKeyPath.value)
+        self.registrar.didSet(self, keyPath: storeKeyPath.value)
+      }
+    )
+  }
+}
+
+extension Store: Observable {}

@@ -1,0 +1,247 @@
+import Observation
+
+/// The runtime of a feature: it holds the state, reduces actions one at a time, starts their
+/// effects, and tells observers what changed.
+///
+/// ```swift
+/// let store = Store(initialState: Counter.State()) { Counter() }
+/// let token = store.observe { print("count:", store.count) }
+/// store.send(.increment)   // prints "count: 1"
+/// ```
+///
+/// ## Threading
+///
+/// A store is `Sendable` and may be used from any thread, task or actor. Its state is guarded
+/// by a lock. Actions are reduced one at a time, in the order they were sent (FIFO). An action
+/// sent while another is being processed, whether by an observer, an effect or another
+/// thread, is queued and never reduced re-entrantly. Whoever finds the store idle does the
+/// work: ``send(_:)`` reduces the action, starts its effects and runs the observers that it made
+/// stale on the calling thread, then reduces whatever was queued meanwhile, before returning.
+///
+/// ## Reading state
+///
+/// - ``state``: a snapshot of the whole state.
+/// - `store.count`: one field, through dynamic member lookup.
+/// - `store[\.board.cells[4]]`: a deeper value, tracked by observers as exactly that key path.
+///
+/// ## Lifetime
+///
+/// When the store is deallocated its running effects are cancelled, and its observers'
+/// closures are released. Effects and tokens never keep a store alive; an observer closure
+/// that captures the store strongly does, until its token is cancelled or dropped.
+@dynamicMemberLookup
+public final class Store<State: Sendable, Action: Sendable>: Sendable {
+  /// Everything the lock guards.
+  ///
+  /// States of the store:
+  /// - idle: `isDraining == false`, the queue is empty.
+  /// - draining: one thread owns the store's work (`isDraining == true`): it reduces queued
+  ///   actions, starts their effects and runs observers; other senders only append to `queue`.
+  ///   Observer registration on another thread checks `generation` to see if an action was
+  ///   committed while its first run was reading.
+  struct Core {
+    var state: State
+    var generation: UInt64 = 0
+    var isDraining = false
+    var queue = ActionQueue<Queued>()
+    var graph = ObservationGraph<State>()
+    /// Observers registered during heavy contention, whose first run may have seen an older
+    /// state: the draining thread runs them again.
+    var staleObservers: [ObserverRecord<State>] = []
+  }
+
+  struct Queued {
+    let action: Action
+    let pending: PendingStoreTask?
+  }
+
+  /// The next piece of work of the draining thread.
+  enum DrainStep {
+    case idle
+    case rerun([ObserverRecord<State>])
+    case reduced(Reduced, PendingStoreTask?)
+  }
+
+  /// The result of reducing one action: its effect, and what it made stale.
+  struct Reduced {
+    let effect: Effect<Action>
+    let changes: ObservationGraph<State>.Changes
+  }
+
+  let core: Locked<Core>
+  let reducer: @Sendable (inout State, Action) -> Effect<Action>
+  let effects: EffectRuntime<Action>
+  let registrar = ObservationRegistrar()
+  /// The recorder of observer runs on the draining thread; only that thread uses it.
+  let drainRecorder: AccessRecorder
+
+  /// Creates a store.
+  ///
+  /// - Parameters:
+  ///   - initialState: The state to start from.
+  ///   - reducer: The reducer that handles every action.
+  ///   - onIssue: Receives run-time problems such as effects that threw (see ``StoreIssue``).
+  ///     By default, one line on standard error.
+  public init<R: Reducer>(
+    initialState: State,
+    reducer: R,
+    onIssue: @escaping @Sendable (StoreIssue) -> Void = StoreIssue.printToStandardError
+  ) where R.State == State, R.Action == Action {
+    self.core = Locked(Core(state: initialState))
+    self.reducer = { reducer.reduce(into: &$0, action: $1) }
+    self.effects = EffectRuntime(reportIssue: onIssue)
+    self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self))
+    drainRecorder.store = ObjectIdentifier(self)
+    effects.connect { [weak self] action in self?.process(action, pending: nil) }
+  }
+
+  /// Creates a store whose reducer is built by a ``ReducerBuilder`` block.
+  ///
+  /// ```swift
+  /// let store = Store(initialState: Feature.State()) { Feature() }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - initialState: The state to start from.
+  ///   - onIssue: Receives run-time problems (see ``StoreIssue``).
+  ///   - reducer: Builds the reducer.
+  public convenience init<R: Reducer>(
+    initialState: State,
+    onIssue: @escaping @Sendable (StoreIssue) -> Void = StoreIssue.printToStandardError,
+    @ReducerBuilder<State, Action> reducer: () -> R
+  ) where R.State == State, R.Action == Action {
+    self.init(initialState: initialState, reducer: reducer(), onIssue: onIssue)
+  }
+
+  deinit {
+    effects.shutDown()
+    let bodies = core.withLock { $0.graph.removeAll() }
+    // Released after the lock: a closure's captures may run code that calls back in.
+    _ = consume bodies
+  }
+
+  // MARK: Sending
+
+  /// Sends an action to the store.
+  ///
+  /// If the store is idle, the action is reduced on the calling thread before this returns:
+  /// its state is committed, its effects start, and the observers whose values changed run.
+  /// If the store is busy (this call comes from an observer or an effect of the same store, or
+  /// another thread is sending), the action is queued and reduced in FIFO order by the thread
+  /// doing the work.
+  ///
+  /// - Parameter action: The action.
+  /// - Returns: A task for the effects this action starts. It can be ignored.
+  @discardableResult
+  public func send(_ action: Action) -> StoreTask {
+    process(action, pending: PendingStoreTask.self)
+  }
+
+  /// Reduces `action` now if the store is idle, or queues it.
+  @discardableResult
+  private func process(_ action: Action, pending: PendingStoreTask.Type?) -> StoreTask {
+    var queued: PendingStoreTask?
+    let reduced = core.withLock { core -> Reduced? in
+      guard !core.isDraining else {
+        queued = pending.map { $0.init() }
+        core.queue.append(Queued(action: action, pending: queued))
+        return nil
+      }
+      core.isDraining = true
+      return reduce(action, in: &core)
+    }
+    guard let reduced else {
+      return queued.map(StoreTask.init(pending:)) ?? StoreTask(nil)
+    }
+    let task = complete(reduced)
+    drain()
+    return StoreTask(task)
+  }
+
+  /// Reduces one action and commits its state. Called under the lock by the draining thread.
+  private func reduce(_ action: Action, in core: inout Core) -> Reduced {
+    let effect = reducer(&core.state, action)
+    core.generation &+= 1
+    return Reduced(effect: effect, changes: core.graph.changes(in: &core.state))
+  }
+
+  /// Starts the effects of a reduced action and notifies observers, outside the lock.
+  private func complete(_ reduced: Reduced) -> Task<Void, Never>? {
+    let task = effects.start(reduced.effect)
+    if !reduced.changes.observers.isEmpty {
+      runObservers(reduced.changes.observers)
+    }
+    for probe in reduced.changes.registrarNotifications {
+      probe.post()
+    }
+    return task
+  }
+
+  /// Processes queued work until the queue is empty, then marks the store idle.
+  func drain() {
+    while true {
+      let step = core.withLock { core -> DrainStep in
+        if !core.staleObservers.isEmpty {
+          defer { core.staleObservers = [] }
+          return .rerun(core.staleObservers)
+        }
+        guard let next = core.queue.popFirst() else {
+          core.isDraining = false
+          return .idle
+        }
+        return .reduced(reduce(next.action, in: &core), next.pending)
+      }
+      switch step {
+      case .idle:
+        return
+      case .rerun(let observers):
+        runObservers(observers)
+      case .reduced(let reduced, let pending):
+        let task = complete(reduced)
+        pending?.resolve(task)
+      }
+    }
+  }
+
+  // MARK: Reading
+
+  /// A snapshot of the whole state.
+  ///
+  /// Inside an observer, reading `state` tracks the whole state: the observer re-runs after
+  /// every action that changes it (or after every action, if `State` is not `Equatable`).
+  /// Prefer reading the fields you need.
+  public var state: State {
+    read(\State.self)
+  }
+
+  /// Reads one field of the state.
+  ///
+  /// Inside an observer, the read is tracked as `keyPath`.
+  public subscript<Value>(dynamicMember keyPath: KeyPath<State, Value>) -> Value {
+    read(keyPath)
+  }
+
+  /// Reads a value anywhere in the state, tracked as exactly `keyPath`.
+  ///
+  /// `store[\.board.cells[4]]` makes an observer re-run only when that cell changes, where
+  /// `store.board.cells[4]` would track the whole `board`.
+  public subscript<Value>(keyPath: KeyPath<State, Value>) -> Value {
+    read(keyPath)
+  }
+
+  func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
+    if let recorder = AccessRecorder.current, recorder.store == ObjectIdentifier(self) {
+      recorder.keyPaths.append(keyPath)
+      return core.withLock { $0.state[keyPath: keyPath] }
+    }
+    // Outside our observers: let Apple's Observation track the read too.
+    let (value, storeKeyPath) = core.withLock { core in
+      let storeKeyPath = core.graph.armRegistrarProbe(keyPath, state: &core.state) { state in
+        makeRegistrarProbe(keyPath, state: state)
+      }
+      return (core.state[keyPath: keyPath], storeKeyPath)
+    }
+    registrar.access(self, keyPath: unsafeDowncast(storeKeyPath, to: KeyPath<Store, Value>.self))
+    return value
+  }
+}

@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A problem a store noticed at run time that is not fatal, such as an effect that threw.
+///
+/// Every store reports its issues to one handler, given when the store is created:
+///
+/// ```swift
+/// let store = Store(initialState: Feature.State(), reducer: Feature()) { issue in
+///   logger.error("\(issue)")
+/// }
+/// ```
+///
+/// The default handler, ``printToStandardError``, writes one line per issue to standard error.
+/// Handlers are called on whichever thread or task noticed the issue.
+public struct StoreIssue: Sendable, CustomStringConvertible {
+  /// What went wrong.
+  public enum Kind: Sendable {
+    /// A `.run` effect threw an error that was not a cancellation, and had no `catch:` handler.
+    case effectFailed(any Error)
+  }
+
+  /// What went wrong.
+  public let kind: Kind
+
+  /// The file that created the effect or sent the action concerned.
+  public let fileID: String
+
+  /// The line in ``fileID``.
+  public let line: UInt
+
+  /// Creates an issue.
+  ///
+  /// - Parameters:
+  ///   - kind: What went wrong.
+  ///   - fileID: Where it came from.
+  ///   - line: The line in `fileID`.
+  public init(kind: Kind, fileID: String, line: UInt) {
+    self.kind = kind
+    self.fileID = fileID
+    self.line = line
+  }
+
+  /// One line that says what went wrong and where.
+  public var description: String {
+    switch kind {
+    case .effectFailed(let error):
+      "Unidirectional: an effect created at \(fileID):\(line) threw an error that no 'catch:' "
+        + "handled: \(String(reflecting: error))"
+    }
+  }
+
+  /// The default handler: writes ``description`` and a newline to standard error.
+  public static let printToStandardError: @Sendable (StoreIssue) -> Void = { issue in
+    let line = Array((issue.description + "\n").utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+  }
+}

@@ -1,0 +1,125 @@
+/// A handle on the effects started by one action sent to a ``Store``.
+///
+/// ``Store/send(_:)`` returns one. Await ``finish()`` to wait until every effect of that action
+/// has ended, or call ``cancel()`` to stop them. Discarding it changes nothing: effects run
+/// either way.
+public struct StoreTask: Hashable, Sendable {
+  enum Handle: Hashable, Sendable {
+    /// The action started no asynchronous work.
+    case none
+    /// The action was reduced and started this task.
+    case task(Task<Void, Never>)
+    /// The action was queued behind another thread's work; its task is known later.
+    case pending(PendingStoreTask)
+  }
+
+  let handle: Handle
+
+  init(_ task: Task<Void, Never>?) {
+    self.handle = task.map(Handle.task) ?? .none
+  }
+
+  init(pending: PendingStoreTask) {
+    self.handle = .pending(pending)
+  }
+
+  /// Cancels the effects the action started. Actions they send afterwards are dropped.
+  public func cancel() {
+    switch handle {
+    case .none: break
+    case .task(let task): task.cancel()
+    case .pending(let pending): pending.cancel()
+    }
+  }
+
+  /// Waits until the action has been reduced and every effect it started has ended.
+  ///
+  /// Cancelling the task that awaits this cancels the effects.
+  public func finish() async {
+    let task: Task<Void, Never>?
+    switch handle {
+    case .none: return
+    case .task(let value): task = value
+    case .pending(let pending): task = await pending.task
+    }
+    guard let task else { return }
+    await withTaskCancellationHandler {
+      await task.value
+    } onCancel: {
+      task.cancel()
+    }
+  }
+
+  /// Whether the effects were cancelled, or the action started none.
+  public var isCancelled: Bool {
+    switch handle {
+    case .none: true
+    case .task(let task): task.isCancelled
+    case .pending(let pending): pending.isCancelled
+    }
+  }
+}
+
+/// The task of an action that was queued while another thread was draining the store.
+///
+/// States:
+/// - waiting: the action is queued; `finish()` callers wait in `waiters`; `cancel()` only sets
+///   `isCancelled`.
+/// - resolved: the action was reduced; `task` is its effects (or `nil`), cancelled at once if
+///   `cancel()` came first.
+final class PendingStoreTask: Hashable, Sendable {
+  private struct Storage {
+    var isResolved = false
+    var task: Task<Void, Never>?
+    var isCancelled = false
+    var waiters: [CheckedContinuation<Task<Void, Never>?, Never>] = []
+  }
+
+  private let storage = Locked(Storage())
+
+  /// Called by the store once the action is reduced.
+  func resolve(_ task: Task<Void, Never>?) {
+    let (waiters, cancel) = storage.withLock { storage in
+      storage.isResolved = true
+      storage.task = task
+      defer { storage.waiters = [] }
+      return (storage.waiters, storage.isCancelled)
+    }
+    if cancel { task?.cancel() }
+    for waiter in waiters { waiter.resume(returning: task) }
+  }
+
+  func cancel() {
+    let task = storage.withLock { storage in
+      storage.isCancelled = true
+      return storage.task
+    }
+    task?.cancel()
+  }
+
+  var isCancelled: Bool {
+    storage.withLock { storage in
+      storage.isCancelled || (storage.task?.isCancelled ?? storage.isResolved)
+    }
+  }
+
+  /// The effects task, once the action is reduced.
+  var task: Task<Void, Never>? {
+    get async {
+      await withCheckedContinuation { continuation in
+        let resolved: Task<Void, Never>?? = storage.withLock { storage in
+          guard storage.isResolved else {
+            storage.waiters.append(continuation)
+            return .none
+          }
+          return .some(storage.task)
+        }
+        if case .some(let task) = resolved { continuation.resume(returning: task) }
+      }
+    }
+  }
+
+  static func == (lhs: PendingStoreTask, rhs: PendingStoreTask) -> Bool { lhs === rhs }
+
+  func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
