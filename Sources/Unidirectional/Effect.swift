@@ -13,16 +13,21 @@
 ///   }
 /// ```
 public struct Effect<Action> {
-  enum Operation {
+  // Indirect: every case but `.none` is boxed, so an effect is one pointer-sized value that
+  // specialized code copies with a retain (and `.none` with nothing) instead of calling
+  // generic value witnesses of a multi-payload enum on every action.
+  @usableFromInline
+  indirect enum Operation {
     case none
     case send(Action)
     case run(Run)
     case merge([Effect])
     case concatenate([Effect])
-    indirect case cancellable(id: EffectID, cancelInFlight: Bool, Effect)
+    case cancellable(id: EffectID, cancelInFlight: Bool, Effect)
     case cancel(id: EffectID)
   }
 
+  @usableFromInline
   struct Run: Sendable {
     let priority: TaskPriority?
     let operation: @Sendable (Send<Action>) async throws -> Void
@@ -31,8 +36,10 @@ public struct Effect<Action> {
     let line: UInt
   }
 
+  @usableFromInline
   let operation: Operation
 
+  @usableFromInline
   init(_ operation: Operation) {
     self.operation = operation
   }
@@ -45,6 +52,7 @@ extension Effect {
   /// An effect that does nothing.
   ///
   /// Returning `.none` costs no allocation and starts no task.
+  @inlinable
   public static var none: Self {
     Self(.none)
   }
@@ -56,6 +64,7 @@ extension Effect {
   /// draining the store, in which case that thread reduces it).
   ///
   /// - Parameter action: The action to send.
+  @inlinable
   public static func send(_ action: Action) -> Self {
     Self(.send(action))
   }

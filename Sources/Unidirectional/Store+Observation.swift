@@ -66,7 +66,7 @@ extension Store {
   /// Records the first run of a new observer and installs it.
   private func register(
     _ body: @escaping @Sendable () -> Void, recorder: AccessRecorder
-  ) -> ObserverRecord<State> {
+  ) -> ObserverRecord {
     // Idle store: own it while the first run reads, so no action commits in between.
     let ownsStore = core.withLock { core -> Bool in
       guard !core.isDraining else { return false }
@@ -76,7 +76,9 @@ extension Store {
     if ownsStore {
       recorder.record(body)
       let observer = core.withLock { core in
-        core.graph.register(body: body, reads: recorder.keyPaths, state: &core.state)
+        core.withStatePointer { graph, state in
+          graph.register(body: body, reads: recorder.keyPaths, state: state)
+        }
       }
       drain()
       return observer
@@ -86,15 +88,19 @@ extension Store {
     for _ in 0..<3 {
       let generation = core.withLock { $0.generation }
       recorder.record(body)
-      let observer = core.withLock { core -> ObserverRecord<State>? in
+      let observer = core.withLock { core -> ObserverRecord? in
         guard core.generation == generation else { return nil }
-        return core.graph.register(body: body, reads: recorder.keyPaths, state: &core.state)
+        return core.withStatePointer { graph, state in
+          graph.register(body: body, reads: recorder.keyPaths, state: state)
+        }
       }
       if let observer { return observer }
     }
     // Still racing a busy drainer: install with the latest reads and have it run again.
     let (observer, mustRun) = core.withLock { core in
-      let observer = core.graph.register(body: body, reads: recorder.keyPaths, state: &core.state)
+      let observer = core.withStatePointer { graph, state in
+        graph.register(body: body, reads: recorder.keyPaths, state: state)
+      }
       guard !core.isDraining else {
         core.staleObservers.append(observer)
         return (observer, false)
@@ -109,7 +115,7 @@ extension Store {
     return observer
   }
 
-  private func removeObserver(_ observer: ObserverRecord<State>) {
+  private func removeObserver(_ observer: ObserverRecord) {
     let body = core.withLock { $0.graph.remove(observer) }
     // Released here, after the lock: its captures may run code that calls back in.
     _ = consume body
@@ -117,7 +123,8 @@ extension Store {
 
   /// Runs observers made stale by an action, recording what each reads. Called by the
   /// draining thread, outside the lock.
-  func runObservers(_ observers: [ObserverRecord<State>]) {
+  @inlinable
+  func runObservers(_ observers: [ObserverRecord]) {
     var index = 0
     var body = core.withLock { _ in observers[0].body }
     while true {
@@ -129,7 +136,9 @@ extension Store {
       let ran = body != nil
       body = core.withLock { core in
         if ran {
-          core.graph.update(observer, reads: drainRecorder.keyPaths, state: &core.state)
+          core.withStatePointer { graph, state in
+            graph.update(observer, reads: drainRecorder.keyPaths, state: state)
+          }
         }
         return index < observers.count ? observers[index].body : nil
       }
@@ -138,13 +147,12 @@ extension Store {
   }
 
   func makeRegistrarProbe<Value>(
-    _ keyPath: KeyPath<State, Value>, state: UnsafePointer<State>
-  ) -> RegistrarProbe<State> {
+    _ keyPath: KeyPath<State, Value>, state: UnsafeRawPointer
+  ) -> RegistrarProbe {
     let storeKeyPath = UncheckedSendable(\Store.[dynamicMember: keyPath])
     return RegistrarProbe(
-      keyPath: keyPath,
-      storeKeyPath: storeKeyPath.value,
       probe: keyPath.makeProbe(state: state),
+      storeKeyPath: storeKeyPath.value,
       post: { [weak self] in
         guard let self else { return }
         self.registrar.willSet(self, keyPath: storeKeyPath.value)

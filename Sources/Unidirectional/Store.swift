@@ -39,41 +39,67 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   ///   actions, starts their effects and runs observers; other senders only append to `queue`.
   ///   Observer registration on another thread checks `generation` to see if an action was
   ///   committed while its first run was reading.
+  @usableFromInline
   struct Core {
-    var state: State
-    var generation: UInt64 = 0
-    var isDraining = false
-    var queue = ActionQueue<Queued>()
-    var graph = ObservationGraph<State>()
+    @usableFromInline var state: State
+    @usableFromInline var generation: UInt64 = 0
+    @usableFromInline var isDraining = false
+    @usableFromInline var queue = ActionQueue<Queued>()
+    @usableFromInline var graph = ObservationGraph(stateSize: MemoryLayout<State>.size)
     /// Observers registered during heavy contention, whose first run may have seen an older
     /// state: the draining thread runs them again.
-    var staleObservers: [ObserverRecord<State>] = []
+    @usableFromInline var staleObservers: [ObserverRecord] = []
+
+    @usableFromInline
+    init(state: State) {
+      self.state = state
+    }
+
+    /// Calls `body` with the address of the state, valid only during the call.
+    @inlinable
+    mutating func withStatePointer<Result>(_ body: (inout ObservationGraph, UnsafeRawPointer) -> Result) -> Result {
+      withUnsafeMutablePointer(to: &state) { body(&graph, UnsafeRawPointer($0)) }
+    }
   }
 
+  @usableFromInline
   struct Queued {
-    let action: Action
-    let pending: PendingStoreTask?
-  }
+    @usableFromInline let action: Action
+    @usableFromInline let pending: PendingStoreTask?
 
-  /// The next piece of work of the draining thread.
-  enum DrainStep {
-    case idle
-    case rerun([ObserverRecord<State>])
-    case reduced(Reduced, PendingStoreTask?)
+    @inlinable
+    init(action: Action, pending: PendingStoreTask?) {
+      self.action = action
+      self.pending = pending
+    }
   }
 
   /// The result of reducing one action: its effect, and what it made stale.
+  @usableFromInline
   struct Reduced {
-    let effect: Effect<Action>
-    let changes: ObservationGraph<State>.Changes
+    @usableFromInline let effect: Effect<Action>
+    @usableFromInline let changes: ObservationGraph.Changes
+
+    @inlinable
+    init(effect: Effect<Action>, changes: ObservationGraph.Changes) {
+      self.effect = effect
+      self.changes = changes
+    }
+
+    /// Whether there is nothing to do after the lock: no effect, no observer, no notification.
+    @inlinable
+    var isTrivial: Bool {
+      guard case .none = effect.operation else { return false }
+      return changes.observers.isEmpty && changes.registrarNotifications.isEmpty
+    }
   }
 
-  let core: Locked<Core>
-  let reducer: @Sendable (inout State, Action) -> Effect<Action>
-  let effects: EffectRuntime<Action>
-  let registrar = ObservationRegistrar()
+  @usableFromInline let core: Locked<Core>
+  @usableFromInline let reducer: @Sendable (inout State, Action) -> Effect<Action>
+  @usableFromInline let effects: EffectRuntime<Action>
+  @usableFromInline let registrar = ObservationRegistrar()
   /// The recorder of observer runs on the draining thread; only that thread uses it.
-  let drainRecorder: AccessRecorder
+  @usableFromInline let drainRecorder: AccessRecorder
 
   /// Creates a store.
   ///
@@ -82,6 +108,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   ///   - reducer: The reducer that handles every action.
   ///   - onIssue: Receives run-time problems such as effects that threw (see ``StoreIssue``).
   ///     By default, one line on standard error.
+  @inlinable
   public init<R: Reducer>(
     initialState: State,
     reducer: R,
@@ -92,7 +119,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     self.effects = EffectRuntime(reportIssue: onIssue)
     self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self))
     drainRecorder.store = ObjectIdentifier(self)
-    effects.connect { [weak self] action in self?.process(action, pending: nil) }
+    effects.connect { [weak self] action in self?.process(action, reportsTask: false) }
   }
 
   /// Creates a store whose reducer is built by a ``ReducerBuilder`` block.
@@ -105,6 +132,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   ///   - initialState: The state to start from.
   ///   - onIssue: Receives run-time problems (see ``StoreIssue``).
   ///   - reducer: Builds the reducer.
+  @inlinable
   public convenience init<R: Reducer>(
     initialState: State,
     onIssue: @escaping @Sendable (StoreIssue) -> Void = StoreIssue.printToStandardError,
@@ -132,42 +160,55 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   ///
   /// - Parameter action: The action.
   /// - Returns: A task for the effects this action starts. It can be ignored.
+  @inlinable
   @discardableResult
   public func send(_ action: Action) -> StoreTask {
-    process(action, pending: PendingStoreTask.self)
+    process(action, reportsTask: true)
   }
 
   /// Reduces `action` now if the store is idle, or queues it.
+  @inlinable
   @discardableResult
-  private func process(_ action: Action, pending: PendingStoreTask.Type?) -> StoreTask {
-    var queued: PendingStoreTask?
-    let reduced = core.withLock { core -> Reduced? in
-      guard !core.isDraining else {
-        queued = pending.map { $0.init() }
-        core.queue.append(Queued(action: action, pending: queued))
-        return nil
-      }
-      core.isDraining = true
-      return reduce(action, in: &core)
+  func process(_ action: Action, reportsTask: Bool) -> StoreTask {
+    core.lock()
+    guard !core.value.isDraining else {
+      let pending = reportsTask ? PendingStoreTask() : nil
+      core.value.queue.append(Queued(action: action, pending: pending))
+      core.unlock()
+      return pending.map(StoreTask.init(pending:)) ?? StoreTask(nil)
     }
-    guard let reduced else {
-      return queued.map(StoreTask.init(pending:)) ?? StoreTask(nil)
+    let reduced = reduce(action, in: &core.value)
+    if reduced.isTrivial {
+      // Nothing to do outside the lock, and nothing was queued (the store was idle).
+      core.unlock()
+      return StoreTask(nil)
     }
+    core.value.isDraining = true
+    core.unlock()
     let task = complete(reduced)
     drain()
     return StoreTask(task)
   }
 
   /// Reduces one action and commits its state. Called under the lock by the draining thread.
-  private func reduce(_ action: Action, in core: inout Core) -> Reduced {
+  @inlinable
+  func reduce(_ action: Action, in core: inout Core) -> Reduced {
     let effect = reducer(&core.state, action)
     core.generation &+= 1
-    return Reduced(effect: effect, changes: core.graph.changes(in: &core.state))
+    guard !core.graph.isEmpty else {
+      return Reduced(effect: effect, changes: ObservationGraph.Changes())
+    }
+    let changes = core.withStatePointer { graph, state in graph.changes(in: state) }
+    return Reduced(effect: effect, changes: changes)
   }
 
   /// Starts the effects of a reduced action and notifies observers, outside the lock.
-  private func complete(_ reduced: Reduced) -> Task<Void, Never>? {
-    let task = effects.start(reduced.effect)
+  @inlinable
+  func complete(_ reduced: Reduced) -> Task<Void, Never>? {
+    var task: Task<Void, Never>?
+    if case .none = reduced.effect.operation {} else {
+      task = effects.start(reduced.effect)
+    }
     if !reduced.changes.observers.isEmpty {
       runObservers(reduced.changes.observers)
     }
@@ -178,28 +219,26 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   }
 
   /// Processes queued work until the queue is empty, then marks the store idle.
+  @inlinable
   func drain() {
     while true {
-      let step = core.withLock { core -> DrainStep in
-        if !core.staleObservers.isEmpty {
-          defer { core.staleObservers = [] }
-          return .rerun(core.staleObservers)
-        }
-        guard let next = core.queue.popFirst() else {
-          core.isDraining = false
-          return .idle
-        }
-        return .reduced(reduce(next.action, in: &core), next.pending)
-      }
-      switch step {
-      case .idle:
-        return
-      case .rerun(let observers):
+      core.lock()
+      if !core.value.staleObservers.isEmpty {
+        let observers = core.value.staleObservers
+        core.value.staleObservers = []
+        core.unlock()
         runObservers(observers)
-      case .reduced(let reduced, let pending):
-        let task = complete(reduced)
-        pending?.resolve(task)
+        continue
       }
+      guard let next = core.value.queue.popFirst() else {
+        core.value.isDraining = false
+        core.unlock()
+        return
+      }
+      let reduced = reduce(next.action, in: &core.value)
+      core.unlock()
+      let task = complete(reduced)
+      next.pending?.resolve(task)
     }
   }
 
@@ -210,6 +249,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   /// Inside an observer, reading `state` tracks the whole state: the observer re-runs after
   /// every action that changes it (or after every action, if `State` is not `Equatable`).
   /// Prefer reading the fields you need.
+  @inlinable
   public var state: State {
     read(\State.self)
   }
@@ -217,6 +257,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   /// Reads one field of the state.
   ///
   /// Inside an observer, the read is tracked as `keyPath`.
+  @inlinable
   public subscript<Value>(dynamicMember keyPath: KeyPath<State, Value>) -> Value {
     read(keyPath)
   }
@@ -225,19 +266,28 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   ///
   /// `store[\.board.cells[4]]` makes an observer re-run only when that cell changes, where
   /// `store.board.cells[4]` would track the whole `board`.
+  @inlinable
   public subscript<Value>(keyPath: KeyPath<State, Value>) -> Value {
     read(keyPath)
   }
 
+  @inlinable
   func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
     if let recorder = AccessRecorder.current, recorder.store == ObjectIdentifier(self) {
       recorder.keyPaths.append(keyPath)
       return core.withLock { $0.state[keyPath: keyPath] }
     }
-    // Outside our observers: let Apple's Observation track the read too.
+    return readTrackedByRegistrar(keyPath)
+  }
+
+  /// A read outside our observers: Apple's Observation may be tracking it.
+  @usableFromInline
+  func readTrackedByRegistrar<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
     let (value, storeKeyPath) = core.withLock { core in
-      let storeKeyPath = core.graph.armRegistrarProbe(keyPath, state: &core.state) { state in
-        makeRegistrarProbe(keyPath, state: state)
+      let storeKeyPath = core.withStatePointer { graph, state in
+        graph.armRegistrarProbe(keyPath, state: state) { state in
+          makeRegistrarProbe(keyPath, state: state)
+        }
       }
       return (core.state[keyPath: keyPath], storeKeyPath)
     }

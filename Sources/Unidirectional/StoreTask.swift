@@ -4,6 +4,7 @@
 /// has ended, or call ``cancel()`` to stop them. Discarding it changes nothing: effects run
 /// either way.
 public struct StoreTask: Hashable, Sendable {
+  @usableFromInline
   enum Handle: Hashable, Sendable {
     /// The action started no asynchronous work.
     case none
@@ -13,12 +14,15 @@ public struct StoreTask: Hashable, Sendable {
     case pending(PendingStoreTask)
   }
 
+  @usableFromInline
   let handle: Handle
 
+  @inlinable
   init(_ task: Task<Void, Never>?) {
     self.handle = task.map(Handle.task) ?? .none
   }
 
+  @inlinable
   init(pending: PendingStoreTask) {
     self.handle = .pending(pending)
   }
@@ -67,6 +71,7 @@ public struct StoreTask: Hashable, Sendable {
 ///   `isCancelled`.
 /// - resolved: the action was reduced; `task` is its effects (or `nil`), cancelled at once if
 ///   `cancel()` came first.
+@usableFromInline
 final class PendingStoreTask: Hashable, Sendable {
   private struct Storage {
     var isResolved = false
@@ -78,6 +83,10 @@ final class PendingStoreTask: Hashable, Sendable {
   private let storage = Locked(Storage())
 
   /// Called by the store once the action is reduced.
+  @usableFromInline
+  init() {}
+
+  @usableFromInline
   func resolve(_ task: Task<Void, Never>?) {
     let (waiters, cancel) = storage.withLock { storage in
       storage.isResolved = true
@@ -119,7 +128,9 @@ final class PendingStoreTask: Hashable, Sendable {
     }
   }
 
+  @usableFromInline
   static func == (lhs: PendingStoreTask, rhs: PendingStoreTask) -> Bool { lhs === rhs }
 
+  @usableFromInline
   func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

@@ -2,6 +2,7 @@
 ///
 /// `AnyHashable` is not `Sendable`, so identifiers are kept as `any Hashable & Sendable` and
 /// compared through `AnyHashable` only when needed.
+@usableFromInline
 struct EffectID: Hashable, Sendable {
   let base: any Hashable & Sendable
 
@@ -9,10 +10,12 @@ struct EffectID: Hashable, Sendable {
     self.base = base
   }
 
+  @usableFromInline
   static func == (lhs: Self, rhs: Self) -> Bool {
     AnyHashable(lhs.base) == AnyHashable(rhs.base)
   }
 
+  @usableFromInline
   func hash(into hasher: inout Hasher) {
     AnyHashable(base).hash(into: &hasher)
   }

@@ -8,6 +8,7 @@
 ///
 /// Cancellation ids live here, so they are scoped to one store: two stores never cancel each
 /// other's effects.
+@usableFromInline
 final class EffectRuntime<Action: Sendable>: Sendable {
   private struct Storage {
     var nextTaskID: UInt64 = 0
@@ -25,11 +26,13 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// Where failures go.
   let reportIssue: @Sendable (StoreIssue) -> Void
 
+  @usableFromInline
   init(reportIssue: @escaping @Sendable (StoreIssue) -> Void) {
     self.reportIssue = reportIssue
   }
 
   /// Connects the runtime to its store.
+  @usableFromInline
   func connect(_ deliver: @escaping @Sendable (Action) -> Void) {
     self.deliver.withLock { $0 = deliver }
   }
@@ -54,8 +57,8 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// order; asynchronous parts start as tasks.
   ///
   /// - Returns: A task covering the asynchronous parts, or `nil` if there are none.
+  @usableFromInline
   func start(_ effect: Effect<Action>) -> Task<Void, Never>? {
-    if case .none = effect.operation { return nil }
     var tasks: [Task<Void, Never>] = []
     startSynchronously(effect, tasks: &tasks)
     switch tasks.count {
@@ -200,6 +203,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   }
 
   /// Cancels everything and refuses new effects: the store is gone.
+  @usableFromInline
   func shutDown() {
     let tasks = storage.withLock { storage in
       storage.isShutDown = true

@@ -1,27 +1,57 @@
-import Synchronization
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
-/// A value guarded by a mutex.
+/// A value guarded by a mutex, with explicit `lock()` and `unlock()` for hot paths.
 ///
-/// `Mutex` from the Synchronization module requires its closures to return `sending` values,
-/// which key paths and generic values read out of state are not. This wrapper keeps the value
-/// outside the mutex and only ever touches it while holding the mutex.
+/// `Mutex` from the Synchronization module only offers a closure that must return a `sending`
+/// value, which generic values read out of state are not, and the workaround (an optional
+/// captured across the closure) costs generic value-witness calls on every action. This is a
+/// plain `pthread_mutex_t` (a futex on Linux: one atomic instruction when uncontended).
+@usableFromInline
 final class Locked<Value>: @unchecked Sendable {
-  // Safe: `value` is read and written only inside `mutex.withLock`, so every access is
-  // serialized; values leave the lock only as copies returned by `withLock`.
-  private let mutex = Mutex(())
-  private var value: Value
+  // Safe: `value` is read and written only between `lock()` and `unlock()` (directly, or through
+  // `withLock`), so every access is serialized.
 
+  @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  // Unchecked exclusivity: the mutex already serializes access, and the runtime check costs
+  // more than the lock itself on every action.
+  @usableFromInline @exclusivity(unchecked) var value: Value
+
+  @inlinable
   init(_ value: Value) {
     self.value = value
+    self.mutex = .allocate(capacity: 1)
+    let status = pthread_mutex_init(mutex, nil)
+    precondition(status == 0, "Unidirectional: pthread_mutex_init failed (\(status))")
+  }
+
+  deinit {
+    pthread_mutex_destroy(mutex)
+    mutex.deallocate()
+  }
+
+  /// Acquires the lock. Not reentrant.
+  @inlinable @inline(__always)
+  func lock() {
+    pthread_mutex_lock(mutex)
+  }
+
+  /// Releases the lock.
+  @inlinable @inline(__always)
+  func unlock() {
+    pthread_mutex_unlock(mutex)
   }
 
   /// Runs `body` with exclusive access to the value. Not reentrant.
-  @inline(__always)
+  @inlinable @inline(__always)
   func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-    var result: Result?
-    try mutex.withLock { _ in
-      result = try body(&value)
-    }
-    return result.unsafelyUnwrapped
+    lock()
+    defer { unlock() }
+    return try body(&value)
   }
 }

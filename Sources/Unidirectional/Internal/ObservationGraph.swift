@@ -1,101 +1,221 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Which observers depend on which key paths of a store's state, and which of them an action
 /// made stale.
 ///
-/// Guarded by the owning store's lock. Cost per action: one comparison per distinct observed
-/// key path (shared by all the observers that read it), plus the observers that fire; nothing
-/// per observer that does not fire.
-struct ObservationGraph<State> {
+/// Not generic: it sees the state as raw bytes and leaves typed work to the probes, so the
+/// per-action path needs no generic metadata.
+///
+/// ## Cost per action
+///
+/// Probes of stored properties know the bytes their value lives in. Those bytes are indexed by
+/// 64-byte block, and a bit-for-bit snapshot of the observed blocks is kept. After an action,
+/// the observed blocks are compared with the snapshot by bisection (`memcmp` of halves), and
+/// only the probes in blocks that differ are refreshed. Unchanged bytes prove an unchanged
+/// value because every probe retains its last value: copy-on-write storage the bytes point to
+/// is shared with the probe, so the reducer could not have mutated it in place.
+///
+/// Probes of computed properties and subscripts (for example `\.cells[4]`) are refreshed after
+/// every action. Either way there is one comparison per distinct key path, shared by all the
+/// observers that read it, and nothing per observer that does not fire.
+///
+/// Guarded by the owning store's lock.
+@usableFromInline
+struct ObservationGraph {
+  static let blockSize = 64
+
+  /// The size of the state in bytes.
+  private let stateSize: Int
+
   /// Every probe with at least one subscriber, keyed by key path.
-  private var probes: [AnyKeyPath: Probe<State>] = [:]
+  private var probes: [AnyKeyPath: Probe] = [:]
 
-  /// The same probes as a list, the order they are refreshed in after each action.
-  private var liveProbes: [Probe<State>] = []
+  /// Probes without a byte range: refreshed after every action.
+  private var scannedProbes: [Probe] = []
 
-  /// One-shot probes for key paths read outside our observers, so that Apple's
-  /// `withObservationTracking` and `Observations` hear when they change (see
-  /// `RegistrarProbe`).
-  private var registrarProbes: [AnyKeyPath: RegistrarProbe<State>] = [:]
+  /// For each 64-byte block of the state, the probes whose bytes overlap it.
+  private var probesByBlock: [[Probe]]
 
-  /// The same registrar probes as a list.
-  private var liveRegistrarProbes: [RegistrarProbe<State>] = []
+  /// Runs of consecutive observed blocks, rebuilt when the set of observed blocks changes.
+  private var observedRuns: [Range<Int>] = []
+  private var observedRunsAreStale = false
+
+  /// The state's observed bytes as of the last refresh; `nil` while no probe is indexed.
+  private var snapshot: ByteSnapshot?
+
+  /// The number of probes indexed by byte range.
+  private var indexedProbeCount = 0
+
+  /// One-shot probes for key paths read outside our observers (see `RegistrarProbe`).
+  private var registrarProbes: [AnyKeyPath: RegistrarProbe] = [:]
+  private var liveRegistrarProbes: [RegistrarProbe] = []
 
   /// Every registered observer, by id.
-  private var observers: [UInt64: ObserverRecord<State>] = [:]
-
-  /// The id the next observer gets.
+  private var observers: [UInt64: ObserverRecord] = [:]
   private var nextObserverID: UInt64 = 0
+
+  /// Counts refreshes, so a probe in several changed blocks is refreshed once per action.
+  private var refreshStamp: UInt64 = 0
+
+  /// Scratch list of changed blocks, kept to avoid an allocation per action.
+  private var changedBlocks: [Int] = []
+
+  @usableFromInline
+  init(stateSize: Int) {
+    self.stateSize = stateSize
+    let blockCount = (stateSize + Self.blockSize - 1) / Self.blockSize
+    self.probesByBlock = Array(repeating: [], count: blockCount)
+  }
+
+  /// Whether nothing is observed: no probe needs refreshing after an action.
+  @usableFromInline
+  var isEmpty: Bool {
+    snapshot == nil && scannedProbes.isEmpty && liveRegistrarProbes.isEmpty
+  }
 
   /// What an action changed: the observers to run, in registration order, and the registrar
   /// notifications to post.
+  @usableFromInline
   struct Changes {
-    var observers: [ObserverRecord<State>] = []
-    var registrarNotifications: [RegistrarProbe<State>] = []
+    @usableFromInline var observers: [ObserverRecord] = []
+    @usableFromInline var registrarNotifications: [RegistrarProbe] = []
 
-    var isEmpty: Bool { observers.isEmpty && registrarNotifications.isEmpty }
+    @inlinable
+    init() {}
   }
 
-  /// Refreshes every live probe against the new state and returns what changed.
-  mutating func changes(in state: inout State) -> Changes {
+  // MARK: Per action
+
+  /// Refreshes the probes an action may have changed and returns what did change.
+  @usableFromInline
+  mutating func changes(in state: UnsafeRawPointer) -> Changes {
     var changes = Changes()
-    if liveProbes.isEmpty && liveRegistrarProbes.isEmpty { return changes }
-    withUnsafePointer(to: &state) { state in
-      var changedProbes = 0
-      for probe in liveProbes where probe.refresh(state) {
-        changedProbes += 1
-        if changedProbes == 1 {
-          // The common case shares the probe's already ordered array: no copy, no sort.
-          changes.observers = probe.subscribers
-        } else {
-          changes.observers.append(contentsOf: probe.subscribers)
+    var changedProbes = 0
+    func collect(_ probe: Probe) {
+      changedProbes += 1
+      if changedProbes == 1 {
+        // The common case shares the probe's ordered array: no copy, no sort.
+        changes.observers = probe.subscribers
+      } else {
+        changes.observers.append(contentsOf: probe.subscribers)
+      }
+    }
+
+    if let snapshot {
+      refreshStamp &+= 1
+      if observedRunsAreStale { rebuildObservedRuns() }
+      changedBlocks.removeAll(keepingCapacity: true)
+      for run in observedRuns {
+        findChangedBlocks(in: run, state: state, snapshot: snapshot.bytes)
+      }
+      for block in changedBlocks {
+        let range = byteRange(ofBlock: block)
+        memcpy(snapshot.bytes + range.lowerBound, state + range.lowerBound, range.count)
+        for probe in probesByBlock[block] where probe.refreshedAt != refreshStamp {
+          probe.refreshedAt = refreshStamp
+          if probe.refresh(state) { collect(probe) }
         }
       }
-      if changedProbes > 1 {
-        changes.observers.sort { $0.id < $1.id }
-        var previous: UInt64?
-        changes.observers.removeAll { observer in
-          defer { previous = observer.id }
-          return observer.id == previous
-        }
+    }
+    for probe in scannedProbes where probe.refresh(state) {
+      collect(probe)
+    }
+    if changedProbes > 1 {
+      changes.observers.sort { $0.id < $1.id }
+      var previous: UInt64?
+      changes.observers.removeAll { observer in
+        defer { previous = observer.id }
+        return observer.id == previous
       }
-      var index = 0
-      while index < liveRegistrarProbes.count {
-        let probe = liveRegistrarProbes[index]
-        if probe.refresh(state) {
-          // One-shot, like Apple's observations: the next tracked read arms it again.
-          changes.registrarNotifications.append(probe)
-          removeRegistrarProbe(at: index)
-        } else {
-          index += 1
-        }
+    }
+
+    var index = 0
+    while index < liveRegistrarProbes.count {
+      let probe = liveRegistrarProbes[index]
+      if probe.probe.refresh(state) {
+        // One-shot, like Apple's observations: the next tracked read arms it again.
+        changes.registrarNotifications.append(probe)
+        removeRegistrarProbe(at: index)
+      } else {
+        index += 1
       }
     }
     return changes
   }
 
+  /// Appends to `changedBlocks` the blocks of `run` whose bytes differ from the snapshot.
+  private mutating func findChangedBlocks(
+    in run: Range<Int>, state: UnsafeRawPointer, snapshot: UnsafeMutableRawPointer
+  ) {
+    let bytes = byteRange(ofBlocks: run)
+    guard memcmp(state + bytes.lowerBound, snapshot + bytes.lowerBound, bytes.count) != 0 else {
+      return
+    }
+    if run.count == 1 {
+      changedBlocks.append(run.lowerBound)
+      return
+    }
+    let middle = run.lowerBound + run.count / 2
+    findChangedBlocks(in: run.lowerBound..<middle, state: state, snapshot: snapshot)
+    findChangedBlocks(in: middle..<run.upperBound, state: state, snapshot: snapshot)
+  }
+
+  private func byteRange(ofBlock block: Int) -> Range<Int> {
+    byteRange(ofBlocks: block..<(block + 1))
+  }
+
+  private func byteRange(ofBlocks blocks: Range<Int>) -> Range<Int> {
+    (blocks.lowerBound * Self.blockSize)..<min(blocks.upperBound * Self.blockSize, stateSize)
+  }
+
+  private mutating func rebuildObservedRuns() {
+    observedRuns.removeAll(keepingCapacity: true)
+    var start: Int?
+    for block in probesByBlock.indices {
+      if probesByBlock[block].isEmpty {
+        if let first = start { observedRuns.append(first..<block) }
+        start = nil
+      } else if start == nil {
+        start = block
+      }
+    }
+    if let first = start { observedRuns.append(first..<probesByBlock.count) }
+    observedRunsAreStale = false
+  }
+
+  // MARK: Observers
+
   /// Registers a new observer whose first run read `keyPaths`.
+  @usableFromInline
   mutating func register(
-    body: @escaping @Sendable () -> Void, reads keyPaths: [AnyKeyPath], state: inout State
-  ) -> ObserverRecord<State> {
-    let observer = ObserverRecord<State>(id: nextObserverID, body: body)
+    body: @escaping @Sendable () -> Void, reads keyPaths: [AnyKeyPath], state: UnsafeRawPointer
+  ) -> ObserverRecord {
+    let observer = ObserverRecord(id: nextObserverID, body: body)
     nextObserverID += 1
     observers[observer.id] = observer
-    update(observer, reads: keyPaths, state: &state)
+    update(observer, reads: keyPaths, state: state)
     return observer
   }
 
   /// Re-subscribes `observer` after a run that read `keyPaths`. Cheap when it read the same key
   /// paths as last time, which is the common case.
-  mutating func update(_ observer: ObserverRecord<State>, reads keyPaths: [AnyKeyPath], state: inout State) {
+  @usableFromInline
+  mutating func update(_ observer: ObserverRecord, reads keyPaths: [AnyKeyPath], state: UnsafeRawPointer) {
     guard observer.body != nil, observer.keyPaths != keyPaths else { return }
     observer.keyPaths = keyPaths
-    var seen = Set<ObjectIdentifier>()
-    var newProbes: [Probe<State>] = []
+    var newProbes: [Probe] = []
     newProbes.reserveCapacity(keyPaths.count)
     for keyPath in keyPaths {
-      let probe = probe(for: keyPath, state: &state)
-      if seen.insert(ObjectIdentifier(probe)).inserted { newProbes.append(probe) }
+      let probe = probe(for: keyPath, state: state)
+      if !newProbes.contains(where: { $0 === probe }) { newProbes.append(probe) }
     }
-    for probe in observer.probes where !seen.contains(ObjectIdentifier(probe)) {
+    for probe in observer.probes where !newProbes.contains(where: { $0 === probe }) {
       probe.unsubscribe(observer)
       removeIfUnused(probe)
     }
@@ -107,8 +227,8 @@ struct ObservationGraph<State> {
   ///
   /// - Returns: The observer's closure, for the caller to release after unlocking (releasing
   ///   captures may run arbitrary code).
-  @discardableResult
-  mutating func remove(_ observer: ObserverRecord<State>) -> (@Sendable () -> Void)? {
+  @usableFromInline @discardableResult
+  mutating func remove(_ observer: ObserverRecord) -> (@Sendable () -> Void)? {
     guard let body = observer.body else { return nil }
     observer.body = nil
     observers[observer.id] = nil
@@ -121,56 +241,108 @@ struct ObservationGraph<State> {
     return body
   }
 
-  /// Removes every observer (when the store is going away).
+  /// Removes every observer (when the store is going away) and returns their closures.
+  @usableFromInline
   mutating func removeAll() -> [@Sendable () -> Void] {
     observers.values.compactMap { remove($0) }
   }
 
+  // MARK: Probes
+
+  private mutating func probe(for keyPath: AnyKeyPath, state: UnsafeRawPointer) -> Probe {
+    if let probe = probes[keyPath] { return probe }
+    guard let factory = keyPath as? any ProbeFactory else {
+      preconditionFailure("Unidirectional: \(keyPath) is not a KeyPath")
+    }
+    let probe = factory.makeProbe(state: state)
+    probes[keyPath] = probe
+    if probe.isSkippableByBytes, let range = probe.byteRange {
+      index(probe, bytes: range, state: state)
+    } else {
+      probe.slot = scannedProbes.count
+      scannedProbes.append(probe)
+    }
+    return probe
+  }
+
+  private mutating func index(_ probe: Probe, bytes: Range<Int>, state: UnsafeRawPointer) {
+    let snapshot = self.snapshot ?? ByteSnapshot(byteCount: stateSize)
+    self.snapshot = snapshot
+    indexedProbeCount += 1
+    let blocks = (bytes.lowerBound / Self.blockSize)..<((bytes.upperBound - 1) / Self.blockSize + 1)
+    for block in blocks {
+      if probesByBlock[block].isEmpty {
+        observedRunsAreStale = true
+        // Newly observed bytes: bring the snapshot up to date for them.
+        let range = byteRange(ofBlock: block)
+        memcpy(snapshot.bytes + range.lowerBound, state + range.lowerBound, range.count)
+      }
+      probesByBlock[block].append(probe)
+    }
+  }
+
+  private mutating func removeIfUnused(_ probe: Probe) {
+    guard probe.subscribers.isEmpty, probes[probe.keyPath] === probe else { return }
+    probes[probe.keyPath] = nil
+    if probe.isSkippableByBytes, let bytes = probe.byteRange {
+      let blocks = (bytes.lowerBound / Self.blockSize)..<((bytes.upperBound - 1) / Self.blockSize + 1)
+      for block in blocks {
+        probesByBlock[block].removeAll { $0 === probe }
+        if probesByBlock[block].isEmpty { observedRunsAreStale = true }
+      }
+      indexedProbeCount -= 1
+      if indexedProbeCount == 0 { snapshot = nil }
+    } else {
+      let last = scannedProbes.removeLast()
+      if last !== probe {
+        scannedProbes[probe.slot] = last
+        last.slot = probe.slot
+      }
+    }
+  }
+
+  // MARK: Registrar probes
+
   /// Arms a one-shot registrar probe for a key path read outside our observers, and returns
   /// the store key path to report to the registrar.
-  mutating func armRegistrarProbe<Value>(
-    _ keyPath: KeyPath<State, Value>,
-    state: inout State,
-    makeProbe: (UnsafePointer<State>) -> RegistrarProbe<State>
+  @usableFromInline
+  mutating func armRegistrarProbe(
+    _ keyPath: AnyKeyPath,
+    state: UnsafeRawPointer,
+    makeProbe: (UnsafeRawPointer) -> RegistrarProbe
   ) -> AnyKeyPath {
     if let probe = registrarProbes[keyPath] { return probe.storeKeyPath }
-    let probe = withUnsafePointer(to: &state) { makeProbe($0) }
+    let probe = makeProbe(state)
     probe.slot = liveRegistrarProbes.count
     liveRegistrarProbes.append(probe)
     registrarProbes[keyPath] = probe
     return probe.storeKeyPath
   }
 
-  private mutating func probe(for keyPath: AnyKeyPath, state: inout State) -> Probe<State> {
-    if let probe = probes[keyPath] { return probe }
-    guard let factory = keyPath as? any ProbeFactory else {
-      preconditionFailure("Unidirectional: \(keyPath) is not a KeyPath")
-    }
-    let probe: Probe<State> = withUnsafePointer(to: &state) { factory.makeProbe(state: $0) }
-    probe.slot = liveProbes.count
-    liveProbes.append(probe)
-    probes[keyPath] = probe
-    return probe
-  }
-
-  private mutating func removeIfUnused(_ probe: Probe<State>) {
-    guard probe.subscribers.isEmpty, probes[probe.keyPath] === probe else { return }
-    probes[probe.keyPath] = nil
-    let last = liveProbes.removeLast()
-    if last !== probe {
-      liveProbes[probe.slot] = last
-      last.slot = probe.slot
-    }
-  }
-
   private mutating func removeRegistrarProbe(at index: Int) {
     let probe = liveRegistrarProbes[index]
-    registrarProbes[probe.keyPath] = nil
+    registrarProbes[probe.probe.keyPath] = nil
     let last = liveRegistrarProbes.removeLast()
     if index < liveRegistrarProbes.count {
       liveRegistrarProbes[index] = last
       last.slot = index
     }
+  }
+}
+
+/// Raw memory holding the bits of a state, never interpreted as values (so copying references
+/// into it takes no retain).
+final class ByteSnapshot: @unchecked Sendable {
+  // Safe: owned by one `ObservationGraph`, used only under its store's lock.
+  let bytes: UnsafeMutableRawPointer
+
+  init(byteCount: Int) {
+    bytes = .allocate(byteCount: max(byteCount, 1), alignment: 16)
+    bytes.initializeMemory(as: UInt8.self, repeating: 0, count: max(byteCount, 1))
+  }
+
+  deinit {
+    bytes.deallocate()
   }
 }
 
@@ -180,36 +352,28 @@ struct ObservationGraph<State> {
 /// Apple's `withObservationTracking` learns of reads through `ObservationRegistrar.access`; it
 /// learns of changes only if someone calls `willSet`/`didSet` for that key path. Any read of a
 /// store outside our observers arms one of these; after the next action that changes the value,
-/// the store posts the change to the registrar and the probe is dropped, exactly as Apple's
-/// one-shot observations are.
-final class RegistrarProbe<State>: @unchecked Sendable {
+/// the store posts the change to the registrar and the probe is dropped, as Apple's one-shot
+/// observations are.
+@usableFromInline
+final class RegistrarProbe: @unchecked Sendable {
   // Safe: created and refreshed under the owning store's lock; `post` is immutable.
 
-  /// The key path of the state this probe watches.
-  let keyPath: AnyKeyPath
+  /// Watches the state's key path.
+  let probe: Probe
 
   /// The key path on the store that was reported to the registrar.
-  let storeKeyPath: AnyKeyPath
+  @usableFromInline let storeKeyPath: AnyKeyPath
 
   /// Posts `willSet` and `didSet` for `storeKeyPath` to the store's registrar.
-  let post: @Sendable () -> Void
+  @usableFromInline let post: @Sendable () -> Void
 
   /// Index in the graph's list.
   var slot = 0
 
-  private let probe: Probe<State>
-
-  init(
-    keyPath: AnyKeyPath, storeKeyPath: AnyKeyPath, probe: Probe<State>,
-    post: @escaping @Sendable () -> Void
-  ) {
-    self.keyPath = keyPath
-    self.storeKeyPath = storeKeyPath
+  @usableFromInline
+  init(probe: Probe, storeKeyPath: AnyKeyPath, post: @escaping @Sendable () -> Void) {
     self.probe = probe
+    self.storeKeyPath = storeKeyPath
     self.post = post
-  }
-
-  func refresh(_ state: UnsafePointer<State>) -> Bool {
-    probe.refresh(state)
   }
 }

@@ -6,89 +6,92 @@
 /// rules: `!=` for `Equatable` values, `!==` for class instances, and "on every action" for
 /// anything else.
 ///
+/// The base class is not generic, so the graph that drives probes runs without generic
+/// metadata look-ups; each subclass knows its state and value types.
+///
 /// Probes are created and used only under the owning store's lock.
-class Probe<State>: @unchecked Sendable {
+@usableFromInline
+class Probe: @unchecked Sendable {
   // Safe: every stored property is read and written only under the owning store's lock.
 
   /// The key path this probe watches.
   final let keyPath: AnyKeyPath
 
+  /// Where the value is stored inside the state, when the key path is a chain of stored
+  /// properties; `nil` for computed properties and subscripts.
+  final let byteRange: Range<Int>?
+
   /// The observers that read this key path in their latest run, ordered by registration.
-  final var subscribers: [ObserverRecord<State>] = []
+  // Probe state is only touched under the store's lock, so the runtime exclusivity checks
+  // (a hot-path cost) are disabled for it.
+  @exclusivity(unchecked) final var subscribers: [ObserverRecord] = []
 
-  /// Where this probe sits in its graph's list of live probes, for O(1) removal.
-  final var slot = 0
+  /// Where this probe sits in its graph's list, for O(1) removal.
+  @exclusivity(unchecked) final var slot = 0
 
-  init(keyPath: AnyKeyPath) {
+  /// The last action for which this probe was refreshed, so a probe that spans several
+  /// changed blocks is refreshed once.
+  @exclusivity(unchecked) final var refreshedAt: UInt64 = 0
+
+  init(keyPath: AnyKeyPath, byteRange: Range<Int>?) {
     self.keyPath = keyPath
+    self.byteRange = byteRange
   }
 
   /// Compares the value at the key path in `state` with the value seen last, remembers the new
   /// one, and returns whether it changed.
-  func refresh(_ state: UnsafePointer<State>) -> Bool {
+  func refresh(_ state: UnsafeRawPointer) -> Bool {
     fatalError("abstract")
   }
 
+  /// Whether unchanged bytes at ``byteRange`` prove an unchanged value.
+  ///
+  /// True for every probe that keeps its last value: any copy-on-write storage those bytes
+  /// point to is then shared with the probe, so it cannot have been mutated in place.
+  var isSkippableByBytes: Bool { byteRange.map { !$0.isEmpty } ?? false }
+
   /// Inserts `observer` among the subscribers, keeping registration order.
-  final func subscribe(_ observer: ObserverRecord<State>) {
-    var low = 0
-    var high = subscribers.count
-    while low < high {
-      let mid = (low + high) / 2
-      if subscribers[mid].id < observer.id { low = mid + 1 } else { high = mid }
-    }
-    if low < subscribers.count, subscribers[low] === observer { return }
-    subscribers.insert(observer, at: low)
+  final func subscribe(_ observer: ObserverRecord) {
+    let index = position(of: observer)
+    if index < subscribers.count, subscribers[index] === observer { return }
+    subscribers.insert(observer, at: index)
   }
 
   /// Removes `observer` from the subscribers.
-  final func unsubscribe(_ observer: ObserverRecord<State>) {
+  final func unsubscribe(_ observer: ObserverRecord) {
+    let index = position(of: observer)
+    if index < subscribers.count, subscribers[index] === observer {
+      subscribers.remove(at: index)
+    }
+  }
+
+  private func position(of observer: ObserverRecord) -> Int {
     var low = 0
     var high = subscribers.count
     while low < high {
       let mid = (low + high) / 2
       if subscribers[mid].id < observer.id { low = mid + 1 } else { high = mid }
     }
-    if low < subscribers.count, subscribers[low] === observer {
-      subscribers.remove(at: low)
-    }
-  }
-}
-
-/// Reads a value through its byte offset when the key path is a chain of stored properties
-/// (a plain load, a few nanoseconds), and through the key path otherwise.
-struct ValueReader<State, Value> {
-  let keyPath: KeyPath<State, Value>
-  let offset: Int?
-
-  init(_ keyPath: KeyPath<State, Value>) {
-    self.keyPath = keyPath
-    self.offset = MemoryLayout<State>.offset(of: keyPath)
-  }
-
-  @inline(__always)
-  func read(_ state: UnsafePointer<State>) -> Value {
-    if let offset {
-      return UnsafeRawPointer(state).advanced(by: offset)
-        .assumingMemoryBound(to: Value.self).pointee
-    }
-    return state.pointee[keyPath: keyPath]
+    return low
   }
 }
 
 /// A probe of an `Equatable` value: changed when `!=`.
-final class EquatableProbe<State, Value: Equatable>: Probe<State>, @unchecked Sendable {
-  private let reader: ValueReader<State, Value>
-  private var last: Value
+final class EquatableProbe<State, Value: Equatable>: Probe, @unchecked Sendable {
+  private let typedKeyPath: KeyPath<State, Value>
+  private let offset: Int?
+  @exclusivity(unchecked) private var last: Value
 
-  init(_ keyPath: KeyPath<State, Value>, state: UnsafePointer<State>) {
-    self.reader = ValueReader(keyPath)
-    self.last = reader.read(state)
-    super.init(keyPath: keyPath)
+  init(_ keyPath: KeyPath<State, Value>, state: UnsafeRawPointer) {
+    let offset = MemoryLayout<State>.offset(of: keyPath)
+    self.typedKeyPath = keyPath
+    self.offset = offset
+    self.last = readValue(keyPath, offset, state)
+    super.init(keyPath: keyPath, byteRange: offset.map { $0..<($0 + MemoryLayout<Value>.size) })
   }
 
-  override func refresh(_ state: UnsafePointer<State>) -> Bool {
-    let value = reader.read(state)
+  override func refresh(_ state: UnsafeRawPointer) -> Bool {
+    let value = readValue(typedKeyPath, offset, state)
     guard value != last else { return false }
     last = value
     return true
@@ -99,28 +102,47 @@ final class EquatableProbe<State, Value: Equatable>: Probe<State>, @unchecked Se
 ///
 /// It keeps the last instance alive, so a new instance at a recycled address is still seen as
 /// a change.
-final class IdentityProbe<State, Value>: Probe<State>, @unchecked Sendable {
-  private let reader: ValueReader<State, Value>
-  private var last: AnyObject
+final class IdentityProbe<State, Value>: Probe, @unchecked Sendable {
+  private let typedKeyPath: KeyPath<State, Value>
+  private let offset: Int?
+  @exclusivity(unchecked) private var last: AnyObject
 
-  init(_ keyPath: KeyPath<State, Value>, state: UnsafePointer<State>) {
-    self.reader = ValueReader(keyPath)
-    self.last = reader.read(state) as AnyObject
-    super.init(keyPath: keyPath)
+  init(_ keyPath: KeyPath<State, Value>, state: UnsafeRawPointer) {
+    let offset = MemoryLayout<State>.offset(of: keyPath)
+    self.typedKeyPath = keyPath
+    self.offset = offset
+    self.last = readValue(keyPath, offset, state) as AnyObject
+    super.init(keyPath: keyPath, byteRange: offset.map { $0..<($0 + MemoryLayout<Value>.size) })
   }
 
-  override func refresh(_ state: UnsafePointer<State>) -> Bool {
-    let value = reader.read(state) as AnyObject
+  override func refresh(_ state: UnsafeRawPointer) -> Bool {
+    let value = readValue(typedKeyPath, offset, state) as AnyObject
     guard value !== last else { return false }
     last = value
     return true
   }
 }
 
+/// Reads a value through its byte offset when the key path is a chain of stored properties
+/// (a plain load), and through the key path otherwise.
+@inline(__always)
+private func readValue<State, Value>(
+  _ keyPath: KeyPath<State, Value>, _ offset: Int?, _ state: UnsafeRawPointer
+) -> Value {
+  if let offset {
+    return state.advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
+  }
+  return state.assumingMemoryBound(to: State.self).pointee[keyPath: keyPath]
+}
+
 /// A probe of a value that can be compared neither by value nor by identity: it reports a
 /// change after every action.
-final class AlwaysChangedProbe<State>: Probe<State>, @unchecked Sendable {
-  override func refresh(_ state: UnsafePointer<State>) -> Bool {
+final class AlwaysChangedProbe: Probe, @unchecked Sendable {
+  init(keyPath: AnyKeyPath) {
+    super.init(keyPath: keyPath, byteRange: nil)
+  }
+
+  override func refresh(_ state: UnsafeRawPointer) -> Bool {
     true
   }
 }
@@ -128,30 +150,24 @@ final class AlwaysChangedProbe<State>: Probe<State>, @unchecked Sendable {
 /// Makes the right kind of probe for a key path whose value type is known only at run time.
 ///
 /// Every `KeyPath` conforms, so an observer's recorded reads (kept as `AnyKeyPath`) can be
-/// turned back into typed probes by one dynamic cast when a new key path is first observed.
+/// turned back into typed probes by one dynamic cast when a key path is first observed.
 protocol ProbeFactory: AnyObject {
-  func makeProbe<State>(state: UnsafePointer<State>) -> Probe<State>
+  func makeProbe(state: UnsafeRawPointer) -> Probe
 }
 
 extension KeyPath: ProbeFactory {
-  func makeProbe<State>(state: UnsafePointer<State>) -> Probe<State> {
-    precondition(Root.self == State.self, "Unidirectional: a key path of another root type")
-    let state = UnsafeRawPointer(state).assumingMemoryBound(to: Root.self)
-    let probe: Probe<Root>
+  func makeProbe(state: UnsafeRawPointer) -> Probe {
     if let equatable = Value.self as? any Equatable.Type {
-      probe = makeEquatableProbe(equatable, state: state)
-    } else if Value.self is AnyObject.Type {
-      probe = IdentityProbe(self, state: state)
-    } else {
-      probe = AlwaysChangedProbe(keyPath: self)
+      return makeEquatableProbe(equatable, state: state)
     }
-    return unsafeDowncast(probe, to: Probe<State>.self)
+    if Value.self is AnyObject.Type {
+      return IdentityProbe(self, state: state)
+    }
+    return AlwaysChangedProbe(keyPath: self)
   }
 
-  private func makeEquatableProbe<E: Equatable>(
-    _: E.Type, state: UnsafePointer<Root>
-  ) -> Probe<Root> {
-    // `Value == E` here: the cast only recovers the conformance that the dynamic check found.
+  private func makeEquatableProbe<E: Equatable>(_: E.Type, state: UnsafeRawPointer) -> Probe {
+    // `Value == E` here: the cast only recovers the conformance the dynamic check found.
     EquatableProbe(unsafeDowncast(self, to: KeyPath<Root, E>.self), state: state)
   }
 }
