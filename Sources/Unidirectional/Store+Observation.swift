@@ -32,8 +32,7 @@ extension Store {
   ///   store should be able to go away while the observer is registered.
   /// - Returns: A token: the observer runs as long as it is alive and not cancelled.
   public func observe(_ body: @escaping @Sendable () -> Void) -> ObservationToken {
-    let recorder = AccessRecorder(store: ObjectIdentifier(self))
-    let observer = register(body, recorder: recorder)
+    let observer = register(body)
     return ObservationToken { [weak self] in
       self?.removeObserver(observer)
     }
@@ -64,54 +63,47 @@ extension Store {
   }
 
   /// Records the first run of a new observer and installs it.
-  private func register(
-    _ body: @escaping @Sendable () -> Void, recorder: AccessRecorder
-  ) -> ObserverRecord {
+  private func register(_ body: @escaping @Sendable () -> Void) -> ObserverRecord {
     // Idle store: own it while the first run reads, so no action commits in between.
-    let ownsStore = core.withLock { core -> Bool in
-      guard !core.isDraining else { return false }
-      core.isDraining = true
-      return true
-    }
-    if ownsStore {
-      recorder.record(body)
-      let observer = core.withLock { core in
-        core.withStatePointer { graph, state in
-          graph.register(body: body, reads: recorder.keyPaths, state: state)
-        }
-      }
+    core.lock()
+    if !core.value.isDraining {
+      core.value.isDraining = true
+      core.unlock()
+      let recorder = AccessRecorder(store: ObjectIdentifier(self), isDrainer: true)
+      recorder.recordInstalled(body)
+      core.lock()
+      let observer = core.value.graph.register(body: body, reads: recorder, state: statePointer)
+      core.unlock()
       drain()
       return observer
     }
+    core.unlock()
     // Busy store (another thread is processing, or we are inside one of its observers): keep
     // the run only if no action was committed while it read.
+    let recorder = AccessRecorder(store: ObjectIdentifier(self), isDrainer: false)
     for _ in 0..<3 {
       let generation = core.withLock { $0.generation }
-      recorder.record(body)
-      let observer = core.withLock { core -> ObserverRecord? in
-        guard core.generation == generation else { return nil }
-        return core.withStatePointer { graph, state in
-          graph.register(body: body, reads: recorder.keyPaths, state: state)
-        }
+      recorder.recordInstalled(body)
+      core.lock()
+      if core.value.generation == generation {
+        let observer = core.value.graph.register(body: body, reads: recorder, state: statePointer)
+        core.unlock()
+        return observer
       }
-      if let observer { return observer }
+      core.unlock()
     }
     // Still racing a busy drainer: install with the latest reads and have it run again.
-    let (observer, mustRun) = core.withLock { core in
-      let observer = core.withStatePointer { graph, state in
-        graph.register(body: body, reads: recorder.keyPaths, state: state)
-      }
-      guard !core.isDraining else {
-        core.staleObservers.append(observer)
-        return (observer, false)
-      }
-      core.isDraining = true
-      return (observer, true)
+    core.lock()
+    let observer = core.value.graph.register(body: body, reads: recorder, state: statePointer)
+    guard !core.value.isDraining else {
+      core.value.staleObservers.append(observer)
+      core.unlock()
+      return observer
     }
-    if mustRun {
-      runObservers([observer])
-      drain()
-    }
+    core.value.isDraining = true
+    core.unlock()
+    runObservers([observer])
+    drain()
     return observer
   }
 
@@ -125,25 +117,18 @@ extension Store {
   /// draining thread, outside the lock.
   @inlinable
   func runObservers(_ observers: [ObserverRecord]) {
-    var index = 0
-    var body = core.withLock { _ in observers[0].body }
-    while true {
-      let observer = observers[index]
-      if let body {
-        drainRecorder.record(body)
-      }
-      index += 1
-      let ran = body != nil
-      body = core.withLock { core in
-        if ran {
-          core.withStatePointer { graph, state in
-            graph.update(observer, reads: drainRecorder.keyPaths, state: state)
-          }
-        }
-        return index < observers.count ? observers[index].body : nil
-      }
-      if index == observers.count { return }
+    let previous = drainRecorder.install()
+    core.lock()
+    for observer in observers {
+      // Checked under the lock: an observer cancelled by an earlier one does not run.
+      guard let body = observer.body else { continue }
+      core.unlock()
+      drainRecorder.record(body)
+      core.lock()
+      core.value.graph.update(observer, reads: drainRecorder, state: statePointer)
     }
+    core.unlock()
+    AccessRecorder.restore(previous)
   }
 
   func makeRegistrarProbe<Value>(

@@ -31,7 +31,7 @@ import Observation
 /// that captures the store strongly does, until its token is cancelled or dropped.
 @dynamicMemberLookup
 public final class Store<State: Sendable, Action: Sendable>: Sendable {
-  /// Everything the lock guards.
+  /// Everything the lock guards, with ``state`` (see `statePointer`).
   ///
   /// States of the store:
   /// - idle: `isDraining == false`, the queue is empty.
@@ -41,7 +41,6 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   ///   committed while its first run was reading.
   @usableFromInline
   struct Core {
-    @usableFromInline var state: State
     @usableFromInline var generation: UInt64 = 0
     @usableFromInline var isDraining = false
     @usableFromInline var queue = ActionQueue<Queued>()
@@ -50,16 +49,8 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     /// state: the draining thread runs them again.
     @usableFromInline var staleObservers: [ObserverRecord] = []
 
-    @usableFromInline
-    init(state: State) {
-      self.state = state
-    }
-
-    /// Calls `body` with the address of the state, valid only during the call.
     @inlinable
-    mutating func withStatePointer<Result>(_ body: (inout ObservationGraph, UnsafeRawPointer) -> Result) -> Result {
-      withUnsafeMutablePointer(to: &state) { body(&graph, UnsafeRawPointer($0)) }
-    }
+    init() {}
   }
 
   @usableFromInline
@@ -95,6 +86,12 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   }
 
   @usableFromInline let core: Locked<Core>
+  /// The state, at a stable address.
+  ///
+  /// `nonisolated(unsafe)` is safe because of how it is used: the state is written only by
+  /// the draining thread, under the lock; it is read under the lock, or without it by the
+  /// draining thread itself while it runs observers (nothing else can write then).
+  @usableFromInline nonisolated(unsafe) let statePointer: UnsafeMutablePointer<State>
   @usableFromInline let reducer: @Sendable (inout State, Action) -> Effect<Action>
   @usableFromInline let effects: EffectRuntime<Action>
   @usableFromInline let registrar = ObservationRegistrar()
@@ -114,10 +111,12 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     reducer: R,
     onIssue: @escaping @Sendable (StoreIssue) -> Void = StoreIssue.printToStandardError
   ) where R.State == State, R.Action == Action {
-    self.core = Locked(Core(state: initialState))
+    self.core = Locked(Core())
+    self.statePointer = .allocate(capacity: 1)
+    statePointer.initialize(to: initialState)
     self.reducer = { reducer.reduce(into: &$0, action: $1) }
     self.effects = EffectRuntime(reportIssue: onIssue)
-    self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self))
+    self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self), isDrainer: true)
     drainRecorder.store = ObjectIdentifier(self)
     effects.connect { [weak self] action in self?.process(action, reportsTask: false) }
   }
@@ -146,6 +145,8 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     let bodies = core.withLock { $0.graph.removeAll() }
     // Released after the lock: a closure's captures may run code that calls back in.
     _ = consume bodies
+    statePointer.deinitialize(count: 1)
+    statePointer.deallocate()
   }
 
   // MARK: Sending
@@ -193,13 +194,12 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   /// Reduces one action and commits its state. Called under the lock by the draining thread.
   @inlinable
   func reduce(_ action: Action, in core: inout Core) -> Reduced {
-    let effect = reducer(&core.state, action)
+    let effect = reducer(&statePointer.pointee, action)
     core.generation &+= 1
     guard !core.graph.isEmpty else {
       return Reduced(effect: effect, changes: ObservationGraph.Changes())
     }
-    let changes = core.withStatePointer { graph, state in graph.changes(in: state) }
-    return Reduced(effect: effect, changes: changes)
+    return Reduced(effect: effect, changes: core.graph.changes(in: statePointer))
   }
 
   /// Starts the effects of a reduced action and notifies observers, outside the lock.
@@ -274,23 +274,36 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   @inlinable
   func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
     if let recorder = AccessRecorder.current, recorder.store == ObjectIdentifier(self) {
-      recorder.keyPaths.append(keyPath)
-      return core.withLock { $0.state[keyPath: keyPath] }
+      recorder.append(keyPath)
+      if recorder.isDrainer {
+        // The draining thread is running an observer: no action can commit meanwhile.
+        return project(keyPath)
+      }
+      core.lock()
+      defer { core.unlock() }
+      return project(keyPath)
     }
     return readTrackedByRegistrar(keyPath)
+  }
+
+  /// Reads the value at `keyPath`: a plain load for stored properties.
+  @inlinable
+  func project<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
+    if let offset = MemoryLayout<State>.offset(of: keyPath) {
+      return UnsafeRawPointer(statePointer).load(fromByteOffset: offset, as: Value.self)
+    }
+    return statePointer.pointee[keyPath: keyPath]
   }
 
   /// A read outside our observers: Apple's Observation may be tracking it.
   @usableFromInline
   func readTrackedByRegistrar<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
-    let (value, storeKeyPath) = core.withLock { core in
-      let storeKeyPath = core.withStatePointer { graph, state in
-        graph.armRegistrarProbe(keyPath, state: state) { state in
-          makeRegistrarProbe(keyPath, state: state)
-        }
-      }
-      return (core.state[keyPath: keyPath], storeKeyPath)
+    core.lock()
+    let storeKeyPath = core.value.graph.armRegistrarProbe(keyPath, state: statePointer) { state in
+      makeRegistrarProbe(keyPath, state: state)
     }
+    let value = project(keyPath)
+    core.unlock()
     registrar.access(self, keyPath: unsafeDowncast(storeKeyPath, to: KeyPath<Store, Value>.self))
     return value
   }

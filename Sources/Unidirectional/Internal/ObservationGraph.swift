@@ -194,20 +194,21 @@ struct ObservationGraph {
   /// Registers a new observer whose first run read `keyPaths`.
   @usableFromInline
   mutating func register(
-    body: @escaping @Sendable () -> Void, reads keyPaths: [AnyKeyPath], state: UnsafeRawPointer
+    body: @escaping @Sendable () -> Void, reads recorder: AccessRecorder, state: UnsafeRawPointer
   ) -> ObserverRecord {
     let observer = ObserverRecord(id: nextObserverID, body: body)
     nextObserverID += 1
     observers[observer.id] = observer
-    update(observer, reads: keyPaths, state: state)
+    update(observer, reads: recorder, state: state)
     return observer
   }
 
-  /// Re-subscribes `observer` after a run that read `keyPaths`. Cheap when it read the same key
-  /// paths as last time, which is the common case.
+  /// Re-subscribes `observer` after a run whose reads `recorder` holds. Cheap when it read the
+  /// same key paths as last time, which is the common case.
   @usableFromInline
-  mutating func update(_ observer: ObserverRecord, reads keyPaths: [AnyKeyPath], state: UnsafeRawPointer) {
-    guard observer.body != nil, observer.keyPaths != keyPaths else { return }
+  mutating func update(_ observer: ObserverRecord, reads recorder: AccessRecorder, state: UnsafeRawPointer) {
+    guard observer.body != nil, !recorder.readsEqual(observer.keyPaths) else { return }
+    let keyPaths = Array(recorder.buffer[0..<recorder.count])
     observer.keyPaths = keyPaths
     var newProbes: [Probe] = []
     newProbes.reserveCapacity(keyPaths.count)

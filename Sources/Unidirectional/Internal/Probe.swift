@@ -129,8 +129,10 @@ final class IdentityProbe<State, Value>: Probe, @unchecked Sendable {
 private func readValue<State, Value>(
   _ keyPath: KeyPath<State, Value>, _ offset: Int?, _ state: UnsafeRawPointer
 ) -> Value {
+  // `load` is a method of the non-generic raw pointer: unlike `UnsafePointer<Value>.pointee`,
+  // it needs no generic metadata look-up in this unspecialized code.
   if let offset {
-    return state.advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
+    return state.load(fromByteOffset: offset, as: Value.self)
   }
   return state.assumingMemoryBound(to: State.self).pointee[keyPath: keyPath]
 }
