@@ -92,7 +92,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   /// the draining thread, under the lock; it is read under the lock, or without it by the
   /// draining thread itself while it runs observers (nothing else can write then).
   @usableFromInline nonisolated(unsafe) let statePointer: UnsafeMutablePointer<State>
-  @usableFromInline let reducer: @Sendable (inout State, Action) -> Effect<Action>
+  @usableFromInline let reducer: any Reducer<State, Action>
   @usableFromInline let effects: EffectRuntime<Action>
   @usableFromInline let registrar = ObservationRegistrar()
   /// The recorder of observer runs on the draining thread; only that thread uses it.
@@ -114,7 +114,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     self.core = Locked(Core())
     self.statePointer = .allocate(capacity: 1)
     statePointer.initialize(to: initialState)
-    self.reducer = { reducer.reduce(into: &$0, action: $1) }
+    self.reducer = reducer
     self.effects = EffectRuntime(reportIssue: onIssue)
     self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self), isDrainer: true)
     drainRecorder.store = ObjectIdentifier(self)
@@ -194,7 +194,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   /// Reduces one action and commits its state. Called under the lock by the draining thread.
   @inlinable
   func reduce(_ action: Action, in core: inout Core) -> Reduced {
-    let effect = reducer(&statePointer.pointee, action)
+    let effect = reducer.reduce(into: &statePointer.pointee, action: action)
     core.generation &+= 1
     guard !core.graph.isEmpty else {
       return Reduced(effect: effect, changes: ObservationGraph.Changes())
