@@ -35,6 +35,7 @@ while let line = readLine() {
   case .nothing:
     continue
   case .invalid(let message):
+    fflush(nil)  // Keep output and error lines in order when both go to one place.
     FileHandle.standardError.write(Data("error: \(message)\n".utf8))
   }
 }
