@@ -123,7 +123,7 @@ extension Store {
       // Checked under the lock: an observer cancelled by an earlier one does not run.
       guard let body = observer.body else { continue }
       core.unlock()
-      drainRecorder.record(body)
+      drainRecorder.record(body, running: observer)
       core.lock()
       core.value.graph.update(observer, reads: drainRecorder, state: statePointer)
     }

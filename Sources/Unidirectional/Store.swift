@@ -274,22 +274,22 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   @inlinable
   func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
     if let recorder = AccessRecorder.current, recorder.store == ObjectIdentifier(self) {
-      recorder.append(keyPath)
+      let offset = recorder.append(keyPath, in: State.self)
       if recorder.isDrainer {
         // The draining thread is running an observer: no action can commit meanwhile.
-        return project(keyPath)
+        return project(keyPath, offset: offset)
       }
       core.lock()
       defer { core.unlock() }
-      return project(keyPath)
+      return project(keyPath, offset: offset)
     }
     return readTrackedByRegistrar(keyPath)
   }
 
-  /// Reads the value at `keyPath`: a plain load for stored properties.
+  /// Reads the value at `keyPath`: a plain load for stored properties (`offset` non-nil).
   @inlinable
-  func project<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
-    if let offset = MemoryLayout<State>.offset(of: keyPath) {
+  func project<Value>(_ keyPath: KeyPath<State, Value>, offset: Int?) -> Value {
+    if let offset {
       return UnsafeRawPointer(statePointer).load(fromByteOffset: offset, as: Value.self)
     }
     return statePointer.pointee[keyPath: keyPath]
@@ -302,7 +302,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     let storeKeyPath = core.value.graph.armRegistrarProbe(keyPath, state: statePointer) { state in
       makeRegistrarProbe(keyPath, state: state)
     }
-    let value = project(keyPath)
+    let value = project(keyPath, offset: MemoryLayout<State>.offset(of: keyPath))
     core.unlock()
     registrar.access(self, keyPath: unsafeDowncast(storeKeyPath, to: KeyPath<Store, Value>.self))
     return value

@@ -30,33 +30,86 @@ final class AccessRecorder: @unchecked Sendable {
   @usableFromInline @exclusivity(unchecked) var buffer: ContiguousArray<AnyKeyPath> = []
   @usableFromInline @exclusivity(unchecked) var count = 0
 
+  /// The stored offset of each read (`nil` for computed key paths), parallel to `buffer`.
+  @usableFromInline @exclusivity(unchecked) var offsets: ContiguousArray<Int?> = []
+
+  /// The observer being run, whose last reads (`keyPaths`, `offsets`) predict this run's: a
+  /// re-run usually reads the same key paths in the same order, so the offset of read `i` is
+  /// usually its `offsets[i]`. Unretained: the draining thread holds the observer while it
+  /// runs, and only that thread writes those two arrays.
+  @usableFromInline @exclusivity(unchecked) var running: Unmanaged<ObserverRecord>?
+
+  /// Stored offsets of recently read key paths, direct-mapped by address: observers read the
+  /// same key paths over and over, and computing an offset walks the key path. Each entry holds
+  /// its key path, so a hit by identity can never be another key path at a recycled address.
+  @usableFromInline @exclusivity(unchecked) var offsetCache = ContiguousArray<OffsetCacheEntry>(
+    repeating: OffsetCacheEntry(), count: AccessRecorder.offsetCacheSize)
+  @usableFromInline static let offsetCacheSize = 64
+
+  @usableFromInline
+  struct OffsetCacheEntry {
+    @usableFromInline var keyPath: AnyKeyPath?
+    @usableFromInline var offset: Int?
+
+    @inlinable
+    init() {}
+  }
+
   @usableFromInline
   init(store: ObjectIdentifier, isDrainer: Bool) {
     self.store = store
     self.isDrainer = isDrainer
   }
 
-  /// Appends a read.
+  /// Appends a read and returns the stored offset of its value in `State`, as
+  /// `MemoryLayout<State>.offset(of:)` would, computed once per key path when possible.
   @inlinable @inline(__always)
-  func append(_ keyPath: AnyKeyPath) {
+  func append<State, Value>(_ keyPath: KeyPath<State, Value>, in _: State.Type) -> Int? {
+    let offset: Int?
+    if let predicted = running?._withUnsafeGuaranteedRef({
+      $0.predictedOffset(at: count, of: keyPath)
+    }) {
+      offset = predicted
+    } else {
+      offset = self.offset(of: keyPath, in: State.self)
+    }
     if count < buffer.count {
       buffer[count] = keyPath
+      offsets[count] = offset
     } else {
       buffer.append(keyPath)
+      offsets.append(offset)
     }
     count &+= 1
+    return offset
+  }
+
+  /// The offset of `keyPath` in `State`, as `MemoryLayout<State>.offset(of:)`, cached.
+  @inlinable @inline(__always)
+  func offset<State, Value>(of keyPath: KeyPath<State, Value>, in _: State.Type) -> Int? {
+    let address = UInt(bitPattern: ObjectIdentifier(keyPath))
+    let slot = Int(truncatingIfNeeded: (address >> 4) ^ (address >> 10)) & (Self.offsetCacheSize - 1)
+    return offsetCache.withUnsafeMutableBufferPointer { cache in
+      if cache[slot].keyPath === keyPath { return cache[slot].offset }
+      let offset = MemoryLayout<State>.offset(of: keyPath)
+      cache[slot].keyPath = keyPath
+      cache[slot].offset = offset
+      return offset
+    }
   }
 
   /// Whether the current run read exactly `keyPaths`, in the same order.
   @usableFromInline
   func readsEqual(_ keyPaths: [AnyKeyPath]) -> Bool {
     guard keyPaths.count == count else { return false }
-    for index in 0..<count {
-      let old = keyPaths[index]
-      let new = buffer[index]
-      if old !== new && old != new { return false }
+    return keyPaths.withUnsafeBufferPointer { old in
+      buffer.withUnsafeBufferPointer { new in
+        for index in 0..<count where old[index] !== new[index] && old[index] != new[index] {
+          return false
+        }
+        return true
+      }
     }
-    return true
   }
 
   /// The recorder of the current thread, if observers are running on it.
@@ -82,10 +135,14 @@ final class AccessRecorder: @unchecked Sendable {
   }
 
   /// Runs `body`, recording its reads. The recorder must be installed.
+  ///
+  /// - Parameter observer: The observer `body` belongs to, whose last reads predict offsets.
   @inlinable @inline(__always)
-  func record(_ body: @Sendable () -> Void) {
+  func record(_ body: @Sendable () -> Void, running observer: ObserverRecord? = nil) {
     count = 0
+    running = observer.map { Unmanaged.passUnretained($0) }
     body()
+    running = nil
   }
 
   /// Installs the recorder, runs `body` recording its reads, and restores the previous one.

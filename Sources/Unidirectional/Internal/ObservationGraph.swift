@@ -16,8 +16,9 @@
 ///
 /// Probes of stored properties know the bytes their value lives in. Those bytes are indexed by
 /// 64-byte block, and a bit-for-bit snapshot of the observed blocks is kept. After an action,
-/// the observed blocks are compared with the snapshot by bisection (`memcmp` of halves), and
-/// only the probes in blocks that differ are refreshed. Unchanged bytes prove an unchanged
+/// the observed blocks are compared with the snapshot in one pass (`memcmp` of 512-byte chunks,
+/// then of the blocks of a chunk that differs), and only the probes in blocks that differ are
+/// refreshed. Unchanged bytes prove an unchanged
 /// value because every probe retains its last value: copy-on-write storage the bytes point to
 /// is shared with the probe, so the reducer could not have mutated it in place.
 ///
@@ -28,7 +29,12 @@
 /// Guarded by the owning store's lock.
 @usableFromInline
 struct ObservationGraph {
-  static let blockSize = 64
+  /// Bytes per block of the index (a cache line). A computed constant, not a `static let`,
+  /// so it folds into the code instead of costing a lazy-initialization check per use.
+  @inline(__always) static var blockSize: Int { 64 }
+
+  /// Bytes compared by one `memcmp` before looking at single blocks.
+  @inline(__always) static var chunkSize: Int { 1024 }
 
   /// The size of the state in bytes.
   private let stateSize: Int
@@ -112,15 +118,24 @@ struct ObservationGraph {
       if observedRunsAreStale { rebuildObservedRuns() }
       changedBlocks.removeAll(keepingCapacity: true)
       for run in observedRuns {
-        findChangedBlocks(in: run, state: state, snapshot: snapshot.bytes)
+        findChangedBlocks(in: byteRange(ofBlocks: run), state: state, snapshot: snapshot.bytes)
+      }
+      for block in changedBlocks {
+        for probe in probesByBlock[block] where probe.refreshedAt != refreshStamp {
+          probe.refreshedAt = refreshStamp
+          // The block changed, but maybe not this probe's bytes (the snapshot is still the old
+          // state here): then its value did not change either.
+          if let bytes = probe.byteRange,
+            Self.bytesEqual(state, snapshot.bytes, bytes)
+          {
+            continue
+          }
+          if probe.refresh(state) { collect(probe) }
+        }
       }
       for block in changedBlocks {
         let range = byteRange(ofBlock: block)
         memcpy(snapshot.bytes + range.lowerBound, state + range.lowerBound, range.count)
-        for probe in probesByBlock[block] where probe.refreshedAt != refreshStamp {
-          probe.refreshedAt = refreshStamp
-          if probe.refresh(state) { collect(probe) }
-        }
       }
     }
     for probe in scannedProbes where probe.refresh(state) {
@@ -150,20 +165,52 @@ struct ObservationGraph {
   }
 
   /// Appends to `changedBlocks` the blocks of `run` whose bytes differ from the snapshot.
+  ///
+  /// Each byte is compared once, a chunk at a time; only a chunk that differs is compared
+  /// again, block by block.
   private mutating func findChangedBlocks(
-    in run: Range<Int>, state: UnsafeRawPointer, snapshot: UnsafeMutableRawPointer
+    in bytes: Range<Int>, state: UnsafeRawPointer, snapshot: UnsafeMutableRawPointer
   ) {
-    let bytes = byteRange(ofBlocks: run)
-    guard memcmp(state + bytes.lowerBound, snapshot + bytes.lowerBound, bytes.count) != 0 else {
-      return
+    var chunkStart = bytes.lowerBound
+    while chunkStart < bytes.upperBound {
+      let chunkEnd = min(chunkStart &+ Self.chunkSize, bytes.upperBound)
+      defer { chunkStart = chunkEnd }
+      guard memcmp(state + chunkStart, snapshot + chunkStart, chunkEnd &- chunkStart) != 0 else {
+        continue
+      }
+      var blockStart = chunkStart
+      while blockStart < chunkEnd {
+        let blockEnd = min(blockStart &+ Self.blockSize, chunkEnd)
+        if !Self.bytesEqual(state, snapshot, blockStart..<blockEnd) {
+          changedBlocks.append(blockStart / Self.blockSize)
+        }
+        blockStart = blockEnd
+      }
     }
-    if run.count == 1 {
-      changedBlocks.append(run.lowerBound)
-      return
+  }
+
+  /// Whether `bytes` are the same in both buffers: one load for word-sized values.
+  @inline(__always)
+  private static func bytesEqual(
+    _ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer, _ bytes: Range<Int>
+  ) -> Bool {
+    let offset = bytes.lowerBound
+    switch bytes.upperBound &- offset {
+    case 8:
+      return lhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        == rhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+    case 64:
+      // A whole block: eight word compares folded together, no call to `memcmp`.
+      @inline(__always) func word(_ index: Int) -> UInt64 {
+        lhs.loadUnaligned(fromByteOffset: offset &+ index &* 8, as: UInt64.self)
+          ^ rhs.loadUnaligned(fromByteOffset: offset &+ index &* 8, as: UInt64.self)
+      }
+      let low = (word(0) | word(1)) | (word(2) | word(3))
+      let high = (word(4) | word(5)) | (word(6) | word(7))
+      return low | high == 0
+    case let count:
+      return memcmp(lhs + offset, rhs + offset, count) == 0
     }
-    let middle = run.lowerBound + run.count / 2
-    findChangedBlocks(in: run.lowerBound..<middle, state: state, snapshot: snapshot)
-    findChangedBlocks(in: middle..<run.upperBound, state: state, snapshot: snapshot)
   }
 
   private func byteRange(ofBlock block: Int) -> Range<Int> {
@@ -210,6 +257,7 @@ struct ObservationGraph {
     guard observer.body != nil, !recorder.readsEqual(observer.keyPaths) else { return }
     let keyPaths = Array(recorder.buffer[0..<recorder.count])
     observer.keyPaths = keyPaths
+    observer.offsets = Array(recorder.offsets[0..<recorder.count])
     var newProbes: [Probe] = []
     newProbes.reserveCapacity(keyPaths.count)
     for keyPath in keyPaths {
@@ -238,7 +286,6 @@ struct ObservationGraph {
       removeIfUnused(probe)
     }
     observer.probes = []
-    observer.keyPaths = []
     return body
   }
 

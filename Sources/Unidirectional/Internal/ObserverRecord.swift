@@ -16,11 +16,25 @@ final class ObserverRecord: @unchecked Sendable {
   @usableFromInline @exclusivity(unchecked) var body: (@Sendable () -> Void)?
 
   /// The key paths the latest run read, in order, as recorded.
-  @exclusivity(unchecked) var keyPaths: [AnyKeyPath] = []
+  @usableFromInline @exclusivity(unchecked) var keyPaths: [AnyKeyPath] = []
+
+  /// The stored offset of each of `keyPaths`, reused by the next run.
+  @usableFromInline @exclusivity(unchecked) var offsets: [Int?] = []
 
   /// The probes this observer is subscribed to: one per distinct key path in `keyPaths`.
   @exclusivity(unchecked) var probes: [Probe] = []
 
+  /// The offset recorded for read number `index` of the last run, if that read was `keyPath`.
+  ///
+  /// - Returns: `.some(offset)` on a hit (the offset itself may be `nil` for a computed key
+  ///   path), `nil` on a miss.
+  @inlinable @inline(__always)
+  func predictedOffset(at index: Int, of keyPath: AnyKeyPath) -> Int?? {
+    guard index < keyPaths.count, keyPaths[index] === keyPath else { return nil }
+    return .some(offsets[index])
+  }
+
+  @usableFromInline
   init(id: UInt64, body: @escaping @Sendable () -> Void) {
     self.id = id
     self.body = body
