@@ -273,17 +273,20 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
 
   @inlinable
   func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
-    if let recorder = AccessRecorder.current, recorder.store == ObjectIdentifier(self) {
-      let offset = recorder.append(keyPath, in: State.self)
-      if recorder.isDrainer {
-        // The draining thread is running an observer: no action can commit meanwhile.
-        return project(keyPath, offset: offset)
-      }
-      core.lock()
-      defer { core.unlock() }
+    let tracked = AccessRecorder.current?._withUnsafeGuaranteedRef { recorder -> (Int?, Bool)? in
+      guard recorder.store == ObjectIdentifier(self) else { return nil }
+      return (recorder.append(keyPath, in: State.self), recorder.isDrainer)
+    }
+    guard let (offset, isDrainer) = tracked else {
+      return readTrackedByRegistrar(keyPath)
+    }
+    if isDrainer {
+      // The draining thread is running an observer: no action can commit meanwhile.
       return project(keyPath, offset: offset)
     }
-    return readTrackedByRegistrar(keyPath)
+    core.lock()
+    defer { core.unlock() }
+    return project(keyPath, offset: offset)
   }
 
   /// Reads the value at `keyPath`: a plain load for stored properties (`offset` non-nil).

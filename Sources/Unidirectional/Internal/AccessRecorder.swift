@@ -39,6 +39,10 @@ final class AccessRecorder: @unchecked Sendable {
   /// runs, and only that thread writes those two arrays.
   @usableFromInline @exclusivity(unchecked) var running: Unmanaged<ObserverRecord>?
 
+  /// Whether every read so far was predicted by the running observer's last reads: then, if
+  /// the counts match too, the observer read exactly what it read last time.
+  @usableFromInline @exclusivity(unchecked) var readsAsPredicted = true
+
   /// Stored offsets of recently read key paths, direct-mapped by address: observers read the
   /// same key paths over and over, and computing an offset walks the key path. Each entry holds
   /// its key path, so a hit by identity can never be another key path at a recycled address.
@@ -72,9 +76,11 @@ final class AccessRecorder: @unchecked Sendable {
       offset = predicted
     } else {
       offset = self.offset(of: keyPath, in: State.self)
+      readsAsPredicted = false
     }
     if count < buffer.count {
-      buffer[count] = keyPath
+      // Skipping identical stores saves a retain and a release per read in the steady state.
+      if buffer[count] !== keyPath { buffer[count] = keyPath }
       offsets[count] = offset
     } else {
       buffer.append(keyPath)
@@ -102,6 +108,7 @@ final class AccessRecorder: @unchecked Sendable {
   @usableFromInline
   func readsEqual(_ keyPaths: [AnyKeyPath]) -> Bool {
     guard keyPaths.count == count else { return false }
+    if readsAsPredicted { return true }
     return keyPaths.withUnsafeBufferPointer { old in
       buffer.withUnsafeBufferPointer { new in
         for index in 0..<count where old[index] !== new[index] && old[index] != new[index] {
@@ -112,11 +119,12 @@ final class AccessRecorder: @unchecked Sendable {
     }
   }
 
-  /// The recorder of the current thread, if observers are running on it.
+  /// The recorder of the current thread, if observers are running on it, unretained: it is
+  /// alive for as long as it is installed.
   @inlinable
-  static var current: AccessRecorder? {
+  static var current: Unmanaged<AccessRecorder>? {
     guard let pointer = pthread_getspecific(threadKey) else { return nil }
-    return Unmanaged<AccessRecorder>.fromOpaque(pointer).takeUnretainedValue()
+    return Unmanaged<AccessRecorder>.fromOpaque(pointer)
   }
 
   /// Installs `self` as the current thread's recorder and returns the one it replaces (runs
@@ -140,6 +148,7 @@ final class AccessRecorder: @unchecked Sendable {
   @inlinable @inline(__always)
   func record(_ body: @Sendable () -> Void, running observer: ObserverRecord? = nil) {
     count = 0
+    readsAsPredicted = observer != nil
     running = observer.map { Unmanaged.passUnretained($0) }
     body()
     running = nil
