@@ -281,3 +281,36 @@ struct Board: Reducer {
     withExtendedLifetime(token) {}
   }
 }
+
+@Suite struct ObserverLifetimeTests {
+  @Test func droppingTheStoreReleasesObserverClosures() {
+    weak var weakCapture: Model?
+    weak var weakStore: Store<Board.State, Board.Action>?
+    var token: ObservationToken?
+    do {
+      let store = Store(initialState: Board.State()) { Board() }
+      weakStore = store
+      let capture = Model(name: "captured")
+      weakCapture = capture
+      token = store.observe { [weak store] in
+        _ = capture
+        _ = store?.title
+      }
+    }
+    #expect(weakStore == nil)
+    #expect(weakCapture == nil)  // The token is alive, but its store is gone.
+    token?.cancel()  // Harmless after the store is gone.
+    #expect(token?.isCancelled == true)
+  }
+
+  @Test func untrackedReadsDoNotKeepTheStoreAlive() {
+    weak var weakStore: Store<Board.State, Board.Action>?
+    do {
+      let store = Store(initialState: Board.State()) { Board() }
+      weakStore = store
+      _ = store.title  // Arms a one-shot Observation probe.
+      _ = store[\.cells[2]]
+    }
+    #expect(weakStore == nil)
+  }
+}
