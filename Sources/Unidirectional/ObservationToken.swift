@@ -44,10 +44,12 @@ public final class ObservationToken: Hashable, Sendable {
     set.insert(self)
   }
 
+  /// Tokens are equal when they are the same token.
   public static func == (lhs: ObservationToken, rhs: ObservationToken) -> Bool {
     lhs === rhs
   }
 
+  /// Hashes the token's identity.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(ObjectIdentifier(self))
   }

@@ -76,48 +76,32 @@ class Probe: @unchecked Sendable {
   }
 }
 
-/// A probe of an `Equatable` value: changed when `!=`.
-final class EquatableProbe<State, Value: Equatable>: Probe, @unchecked Sendable {
+/// A probe that keeps the last value it saw and compares each new one with it.
+///
+/// `Equatable` values compare with `==`; class instances by identity. Keeping the last value
+/// alive matters for both: copy-on-write storage stays shared (see `isSkippableByBytes`), and a
+/// new instance at a recycled address is still seen as a change.
+final class ValueProbe<State, Value>: Probe, @unchecked Sendable {
   private let typedKeyPath: KeyPath<State, Value>
   private let offset: Int?
+  private let isUnchanged: (Value, Value) -> Bool
   @exclusivity(unchecked) private var last: Value
 
-  init(_ keyPath: KeyPath<State, Value>, state: UnsafeRawPointer) {
+  init(
+    _ keyPath: KeyPath<State, Value>, state: UnsafeRawPointer,
+    isUnchanged: @escaping (Value, Value) -> Bool
+  ) {
     let offset = MemoryLayout<State>.offset(of: keyPath)
     self.typedKeyPath = keyPath
     self.offset = offset
+    self.isUnchanged = isUnchanged
     self.last = readValue(keyPath, offset, state)
     super.init(keyPath: keyPath, byteRange: offset.map { $0..<($0 + MemoryLayout<Value>.size) })
   }
 
   override func refresh(_ state: UnsafeRawPointer) -> Bool {
     let value = readValue(typedKeyPath, offset, state)
-    guard value != last else { return false }
-    last = value
-    return true
-  }
-}
-
-/// A probe of a class instance: changed when `!==`.
-///
-/// It keeps the last instance alive, so a new instance at a recycled address is still seen as
-/// a change.
-final class IdentityProbe<State, Value>: Probe, @unchecked Sendable {
-  private let typedKeyPath: KeyPath<State, Value>
-  private let offset: Int?
-  @exclusivity(unchecked) private var last: AnyObject
-
-  init(_ keyPath: KeyPath<State, Value>, state: UnsafeRawPointer) {
-    let offset = MemoryLayout<State>.offset(of: keyPath)
-    self.typedKeyPath = keyPath
-    self.offset = offset
-    self.last = readValue(keyPath, offset, state) as AnyObject
-    super.init(keyPath: keyPath, byteRange: offset.map { $0..<($0 + MemoryLayout<Value>.size) })
-  }
-
-  override func refresh(_ state: UnsafeRawPointer) -> Bool {
-    let value = readValue(typedKeyPath, offset, state) as AnyObject
-    guard value !== last else { return false }
+    guard !isUnchanged(value, last) else { return false }
     last = value
     return true
   }
@@ -163,13 +147,13 @@ extension KeyPath: ProbeFactory {
       return makeEquatableProbe(equatable, state: state)
     }
     if Value.self is AnyObject.Type {
-      return IdentityProbe(self, state: state)
+      return ValueProbe(self, state: state) { ($0 as AnyObject) === ($1 as AnyObject) }
     }
     return AlwaysChangedProbe(keyPath: self)
   }
 
   private func makeEquatableProbe<E: Equatable>(_: E.Type, state: UnsafeRawPointer) -> Probe {
     // `Value == E` here: the cast only recovers the conformance the dynamic check found.
-    EquatableProbe(unsafeDowncast(self, to: KeyPath<Root, E>.self), state: state)
+    ValueProbe(unsafeDowncast(self, to: KeyPath<Root, E>.self), state: state, isUnchanged: ==)
   }
 }
