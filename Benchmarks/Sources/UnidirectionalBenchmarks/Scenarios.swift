@@ -64,6 +64,12 @@ struct GridFeature: Reducer {
   }
 }
 
+/// Lets an observer capture its key path. Safe: key paths are immutable.
+struct SendableKeyPath<Root, Value>: @unchecked Sendable {
+  let keyPath: KeyPath<Root, Value>
+  init(_ keyPath: KeyPath<Root, Value>) { self.keyPath = keyPath }
+}
+
 final class Sink: Sendable {
   let total = Atomic<Int>(0)
   func add(_ value: Int) { total.add(value, ordering: .relaxed) }
@@ -144,8 +150,9 @@ func makeScenarios(results: @escaping () -> [String: Double]) -> [Scenario] {
     make: {
       let store = Store(initialState: Grid()) { GridFeature() }
       let sink = Sink()
-      let tokens = Grid.values.indices.map { index in
-        store.observe { sink.add(store[Grid.values[index]]) }
+      let tokens = Grid.values.map { keyPath in
+        let keyPath = SendableKeyPath(keyPath)
+        return store.observe { sink.add(store[keyPath.keyPath]) }
       }
       return { iterations in
         for iteration in 0..<iterations { store.send(.bump(iteration % 1_000)) }

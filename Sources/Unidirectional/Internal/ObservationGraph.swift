@@ -181,12 +181,26 @@ struct ObservationGraph {
       var blockStart = chunkStart
       while blockStart < chunkEnd {
         let blockEnd = min(blockStart &+ Self.blockSize, chunkEnd)
-        if !Self.bytesEqual(state, snapshot, blockStart..<blockEnd) {
-          changedBlocks.append(blockStart / Self.blockSize)
-        }
+        let equal =
+          blockEnd &- blockStart == Self.blockSize
+          ? Self.blockEqual(state + blockStart, snapshot + blockStart)
+          : memcmp(state + blockStart, snapshot + blockStart, blockEnd &- blockStart) == 0
+        if !equal { changedBlocks.append(blockStart / Self.blockSize) }
         blockStart = blockEnd
       }
     }
+  }
+
+  /// Whether two whole, 64-byte aligned blocks are equal: eight word compares folded together,
+  /// no call to `memcmp`. (Blocks start at multiples of 64 from the state's address, which is
+  /// at least 16-byte aligned, so the loads are aligned.)
+  @inline(__always)
+  private static func blockEqual(_ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer) -> Bool {
+    @inline(__always) func word(_ offset: Int) -> UInt64 {
+      lhs.load(fromByteOffset: offset, as: UInt64.self)
+        ^ rhs.load(fromByteOffset: offset, as: UInt64.self)
+    }
+    return (word(0) | word(8) | word(16) | word(24)) | (word(32) | word(40) | word(48) | word(56)) == 0
   }
 
   /// Whether `bytes` are the same in both buffers: one load for word-sized values.
@@ -195,22 +209,12 @@ struct ObservationGraph {
     _ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer, _ bytes: Range<Int>
   ) -> Bool {
     let offset = bytes.lowerBound
-    switch bytes.upperBound &- offset {
-    case 8:
+    let count = bytes.upperBound &- offset
+    if count == 8 {
       return lhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
         == rhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-    case 64:
-      // A whole block: eight word compares folded together, no call to `memcmp`.
-      @inline(__always) func word(_ index: Int) -> UInt64 {
-        lhs.loadUnaligned(fromByteOffset: offset &+ index &* 8, as: UInt64.self)
-          ^ rhs.loadUnaligned(fromByteOffset: offset &+ index &* 8, as: UInt64.self)
-      }
-      let low = (word(0) | word(1)) | (word(2) | word(3))
-      let high = (word(4) | word(5)) | (word(6) | word(7))
-      return low | high == 0
-    case let count:
-      return memcmp(lhs + offset, rhs + offset, count) == 0
     }
+    return memcmp(lhs + offset, rhs + offset, count) == 0
   }
 
   private func byteRange(ofBlock block: Int) -> Range<Int> {
