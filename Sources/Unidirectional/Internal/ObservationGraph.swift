@@ -125,9 +125,7 @@ struct ObservationGraph {
           probe.refreshedAt = refreshStamp
           // The block changed, but maybe not this probe's bytes (the snapshot is still the old
           // state here): then its value did not change either.
-          if let bytes = probe.byteRange,
-            Self.bytesEqual(state, snapshot.bytes, bytes)
-          {
+          if Self.bytesEqual(state, snapshot.bytes, at: probe.byteStart, count: probe.byteCount) {
             continue
           }
           if probe.refresh(state) { collect(probe) }
@@ -171,23 +169,34 @@ struct ObservationGraph {
   private mutating func findChangedBlocks(
     in bytes: Range<Int>, state: UnsafeRawPointer, snapshot: UnsafeMutableRawPointer
   ) {
+    let chunkSize = Self.chunkSize
     var chunkStart = bytes.lowerBound
-    while chunkStart < bytes.upperBound {
-      let chunkEnd = min(chunkStart &+ Self.chunkSize, bytes.upperBound)
-      defer { chunkStart = chunkEnd }
-      guard memcmp(state + chunkStart, snapshot + chunkStart, chunkEnd &- chunkStart) != 0 else {
-        continue
+    let end = bytes.upperBound
+    while chunkStart < end {
+      let count = Swift.min(chunkSize, end &- chunkStart)
+      if memcmp(state + chunkStart, snapshot + chunkStart, count) != 0 {
+        findChangedBlocks(inChunkAt: chunkStart, count: count, state: state, snapshot: snapshot)
       }
-      var blockStart = chunkStart
-      while blockStart < chunkEnd {
-        let blockEnd = min(blockStart &+ Self.blockSize, chunkEnd)
-        let equal =
-          blockEnd &- blockStart == Self.blockSize
-          ? Self.blockEqual(state + blockStart, snapshot + blockStart)
-          : memcmp(state + blockStart, snapshot + blockStart, blockEnd &- blockStart) == 0
-        if !equal { changedBlocks.append(blockStart / Self.blockSize) }
-        blockStart = blockEnd
+      chunkStart &+= chunkSize
+    }
+  }
+
+  /// Appends the blocks of one chunk that differ from the snapshot.
+  private mutating func findChangedBlocks(
+    inChunkAt start: Int, count: Int, state: UnsafeRawPointer, snapshot: UnsafeMutableRawPointer
+  ) {
+    let blockSize = Self.blockSize
+    var offset = start
+    let wholeBlocksEnd = start &+ (count / blockSize) &* blockSize
+    while offset < wholeBlocksEnd {
+      if !Self.blockEqual(state + offset, snapshot + offset) {
+        changedBlocks.append(offset / blockSize)
       }
+      offset &+= blockSize
+    }
+    let tail = start &+ count &- offset
+    if tail > 0, memcmp(state + offset, snapshot + offset, tail) != 0 {
+      changedBlocks.append(offset / blockSize)
     }
   }
 
@@ -206,10 +215,8 @@ struct ObservationGraph {
   /// Whether `bytes` are the same in both buffers: one load for word-sized values.
   @inline(__always)
   private static func bytesEqual(
-    _ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer, _ bytes: Range<Int>
+    _ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer, at offset: Int, count: Int
   ) -> Bool {
-    let offset = bytes.lowerBound
-    let count = bytes.upperBound &- offset
     if count == 8 {
       return lhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
         == rhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self)

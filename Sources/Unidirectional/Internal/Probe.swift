@@ -33,9 +33,15 @@ class Probe: @unchecked Sendable {
   /// changed blocks is refreshed once.
   @exclusivity(unchecked) final var refreshedAt: UInt64 = 0
 
+  /// `byteRange` as plain integers for the per-action check (`byteCount` 0 when none).
+  final let byteStart: Int
+  final let byteCount: Int
+
   init(keyPath: AnyKeyPath, byteRange: Range<Int>?) {
     self.keyPath = keyPath
     self.byteRange = byteRange
+    self.byteStart = byteRange?.lowerBound ?? 0
+    self.byteCount = byteRange?.count ?? 0
   }
 
   /// Compares the value at the key path in `state` with the value seen last, remembers the new
