@@ -30,13 +30,37 @@ struct BenchmarkArguments {
   var rounds: Int { iterations != nil ? 1 : (quick ? 2 : 5) }
 }
 
+/// What a scenario's figure is held to.
+enum Target {
+  /// At most `atMost` times the figure of the scenario named `over`, measured in the same run.
+  case ratio(over: String, atMost: Double)
+  /// Each action runs `observers` observers: at most this many nanoseconds per observer run.
+  case perObserverRun(observers: Int, atMostNanoseconds: Double)
+
+  /// The figure's ratio or share, the target, and whether it is met; empty if the baseline was
+  /// not measured in this run.
+  func verdict(for nanoseconds: Double, results: [String: Double]) -> String {
+    switch self {
+    case .ratio(let base, let atMost):
+      guard let baseline = results[base] else { return "" }
+      let ratio = nanoseconds / baseline
+      let met = ratio <= atMost ? "ok" : "MISSED"
+      return String(format: "%.2fx %@ (target <= %.2fx) %@", ratio, base, atMost, met)
+    case .perObserverRun(let observers, let atMost):
+      let perRun = nanoseconds / Double(observers)
+      let met = perRun <= atMost ? "ok" : "MISSED"
+      return String(format: "%.1f ns per observer run (target <= %.0f) %@", perRun, atMost, met)
+    }
+  }
+}
+
 struct Scenario {
   let name: String
   /// Actions per round at full size.
   let actions: Int
+  var target: Target? = nil
   /// Runs `iterations` actions once. Setup must be done before returning the closure.
   let make: () -> (Int) -> Void
-  var verdict: (() -> String)?
 
   func measure(_ arguments: BenchmarkArguments) -> Double {
     let iterations = arguments.iterations ?? (arguments.quick ? max(actions / 10, 1) : actions)
@@ -57,15 +81,5 @@ struct Scenario {
 @inline(never)
 func blackHole<T>(_ value: T) {
   withExtendedLifetime(value) {}
-}
-
-/// Formats `name`'s figure as a ratio of `base`'s, with the target and whether it is met.
-func ratio(
-  _ results: [String: Double], _ name: String, over base: String, target: Double, _ label: String
-) -> String {
-  guard let value = results[name], let baseline = results[base] else { return "" }
-  let ratio = value / baseline
-  let verdict = ratio <= target ? "ok" : "MISSED"
-  return String(format: "%.2fx %@ (target <= %.2fx) %@", ratio, label, target, verdict)
 }
 

@@ -95,7 +95,7 @@ final class ObservableCounter: @unchecked Sendable {
 // MARK: Scenarios
 
 @MainActor
-func makeScenarios(results: @escaping () -> [String: Double]) -> [Scenario] {
+func makeScenarios() -> [Scenario] {
   [
   Scenario(name: "baseline: raw reducer call", actions: 10_000_000) {
     var state = CounterFeature.State()
@@ -130,64 +130,52 @@ func makeScenarios(results: @escaping () -> [String: Double]) -> [Scenario] {
   },
   Scenario(
     name: "B1 send, no observers", actions: 10_000_000,
-    make: {
-      let store = Store(initialState: CounterFeature.State()) { CounterFeature() }
-      return { iterations in
-        for _ in 0..<iterations { store.send(.increment) }
-        blackHole(store)
-      }
-    },
-    verdict: { ratio(results(), "B1 send, no observers", over: "baseline: raw reducer call", target: 25, "raw") }
-  ),
+    target: .ratio(over: "baseline: raw reducer call", atMost: 25)
+  ) {
+    let store = Store(initialState: CounterFeature.State()) { CounterFeature() }
+    return { iterations in
+      for _ in 0..<iterations { store.send(.increment) }
+      blackHole(store)
+    }
+  },
   Scenario(
     name: "B2 send, 1 observer re-runs", actions: 2_000_000,
-    make: {
-      let store = Store(initialState: CounterFeature.State()) { CounterFeature() }
-      let sink = Sink()
-      let token = store.observe { sink.add(store.count) }
-      return { iterations in
-        for _ in 0..<iterations { store.send(.increment) }
-        blackHole(token)
-      }
-    },
-    verdict: {
-      ratio(results(), 
-        "B2 send, 1 observer re-runs", over: "baseline: Apple re-arm, 1 observer", target: 0.25,
-        "Apple 1-observer re-arm")
+    target: .ratio(over: "baseline: Apple re-arm, 1 observer", atMost: 0.25)
+  ) {
+    let store = Store(initialState: CounterFeature.State()) { CounterFeature() }
+    let sink = Sink()
+    let token = store.observe { sink.add(store.count) }
+    return { iterations in
+      for _ in 0..<iterations { store.send(.increment) }
+      blackHole(token)
     }
-  ),
+  },
   Scenario(
     name: "B3 1000 observers, 1 value changes", actions: 1_000_000,
-    make: {
-      let store = Store(initialState: Grid()) { GridFeature() }
-      let sink = Sink()
-      let tokens = Grid.values.map { keyPath in
-        let keyPath = SendableKeyPath(keyPath)
-        return store.observe { sink.add(store[keyPath.keyPath]) }
-      }
-      return { iterations in
-        for iteration in 0..<iterations { store.send(.bump(iteration % 1_000)) }
-        blackHole(tokens)
-      }
-    },
-    verdict: { ratio(results(), "B3 1000 observers, 1 value changes", over: "B2 send, 1 observer re-runs", target: 2, "B2") }
-  ),
+    target: .ratio(over: "B2 send, 1 observer re-runs", atMost: 2)
+  ) {
+    let store = Store(initialState: Grid()) { GridFeature() }
+    let sink = Sink()
+    let tokens = Grid.values.map { keyPath in
+      let keyPath = SendableKeyPath(keyPath)
+      return store.observe { sink.add(store[keyPath.keyPath]) }
+    }
+    return { iterations in
+      for iteration in 0..<iterations { store.send(.bump(iteration % 1_000)) }
+      blackHole(tokens)
+    }
+  },
   Scenario(
     name: "B4 1000 observers of the changed value", actions: 5_000,
-    make: {
-      let store = Store(initialState: CounterFeature.State()) { CounterFeature() }
-      let sink = Sink()
-      let tokens = (0..<1_000).map { _ in store.observe { sink.add(store.count) } }
-      return { iterations in
-        for _ in 0..<iterations { store.send(.increment) }
-        blackHole(tokens)
-      }
-    },
-    verdict: {
-      guard let value = results()["B4 1000 observers of the changed value"] else { return "" }
-      let perRun = value / 1_000
-      return String(format: "%.1f ns per observer run (target <= 100) %@", perRun, perRun <= 100 ? "ok" : "MISSED")
+    target: .perObserverRun(observers: 1_000, atMostNanoseconds: 100)
+  ) {
+    let store = Store(initialState: CounterFeature.State()) { CounterFeature() }
+    let sink = Sink()
+    let tokens = (0..<1_000).map { _ in store.observe { sink.add(store.count) } }
+    return { iterations in
+      for _ in 0..<iterations { store.send(.increment) }
+      blackHole(tokens)
     }
-  ),
+  },
   ]
 }
