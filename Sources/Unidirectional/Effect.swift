@@ -192,7 +192,8 @@ extension Effect {
     case .concatenate(let effects):
       return Effect<NewAction>(.concatenate(effects.map { $0.map(transform) }))
     case .cancellable(let id, let cancelInFlight, let effect):
-      return Effect<NewAction>(.cancellable(id: id, cancelInFlight: cancelInFlight, effect.map(transform)))
+      return Effect<NewAction>(
+        .cancellable(id: id, cancelInFlight: cancelInFlight, effect.map(transform)))
     case .cancel(let id):
       return Effect<NewAction>(.cancel(id: id))
     }

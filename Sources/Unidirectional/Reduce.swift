@@ -14,7 +14,9 @@ public struct Reduce<State, Action>: Reducer {
   ///
   /// - Parameter reduce: Called once per action, under the store's lock.
   @inlinable
-  public init(_ reduce: @escaping @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>) {
+  public init(
+    _ reduce: @escaping @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>
+  ) {
     self.reduce = reduce
   }
 

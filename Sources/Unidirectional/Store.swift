@@ -206,7 +206,8 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   @inlinable
   func complete(_ reduced: Reduced) -> Task<Void, Never>? {
     var task: Task<Void, Never>?
-    if case .none = reduced.effect.operation {} else {
+    if case .none = reduced.effect.operation {
+    } else {
       task = effects.start(reduced.effect)
     }
     if !reduced.changes.observers.isEmpty {

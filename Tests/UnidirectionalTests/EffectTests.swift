@@ -220,9 +220,12 @@ struct Effects: Reducer {
   }
 
   @Test func cancellationErrorsAreNotReported() async {
-    let store = Store(initialState: 0, reducer: Reduce<Int, Int> { _, _ in
-      .run { _ in try await Task.sleep(for: .seconds(3_600)) }
-    }) { [issues] issue in issues.append(issue.description) }
+    let store = Store(
+      initialState: 0,
+      reducer: Reduce<Int, Int> { _, _ in
+        .run { _ in try await Task.sleep(for: .seconds(3_600)) }
+      }
+    ) { [issues] issue in issues.append(issue.description) }
     let task = store.send(1)
     task.cancel()
     await task.finish()

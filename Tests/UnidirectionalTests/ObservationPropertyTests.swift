@@ -105,7 +105,8 @@ import Unidirectional
         name: "model", read: { _ = $0.model },
         changed: { $0.model !== $1.model }),
       Path(name: "opaque", read: { _ = $0.opaque }, changed: { _, _ in true }),
-    ] + wideFields.indices.map { index in
+    ]
+    + wideFields.indices.map { index in
       let wide: WritableKeyPath<State, Wide> = \.wide
       let keyPath = wide.appending(path: wideFields[index])
       let sendable = UncheckedKeyPath(keyPath)
@@ -200,7 +201,9 @@ import Unidirectional
     for step in 0..<steps {
       // Now and then, the set of observers changes.
       if Int.random(in: 0..<50, using: &random) == 0 { addObserver() }
-      if Int.random(in: 0..<50, using: &random) == 0, let id = tokens.keys.randomElement(using: &random) {
+      if Int.random(in: 0..<50, using: &random) == 0,
+        let id = tokens.keys.randomElement(using: &random)
+      {
         tokens.removeValue(forKey: id)?.cancel()
         specs[id] = nil
       }

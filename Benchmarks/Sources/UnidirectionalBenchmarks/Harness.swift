@@ -82,4 +82,3 @@ struct Scenario {
 func blackHole<T>(_ value: T) {
   withExtendedLifetime(value) {}
 }
-

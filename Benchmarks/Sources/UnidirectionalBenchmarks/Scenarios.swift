@@ -68,7 +68,9 @@ struct GridFeature: Reducer {
       // would cost more than the store does, and the ratio is meant to measure the store.
       let offset = Grid.offsets[index]
       withUnsafeMutableBytes(of: &state) { bytes in
-        bytes.storeBytes(of: bytes.load(fromByteOffset: offset, as: Int.self) &+ 1, toByteOffset: offset, as: Int.self)
+        bytes.storeBytes(
+          of: bytes.load(fromByteOffset: offset, as: Int.self) &+ 1, toByteOffset: offset,
+          as: Int.self)
       }
     }
     return .none
@@ -97,85 +99,93 @@ final class ObservableCounter: @unchecked Sendable {
 @MainActor
 func makeScenarios() -> [Scenario] {
   [
-  Scenario(name: "baseline: raw reducer call", actions: 10_000_000) {
-    var state = CounterFeature.State()
-    return { iterations in
-      for _ in 0..<iterations { rawReduce(&state, .increment) }
-      blackHole(state)
-    }
-  },
-  Scenario(name: "baseline: Apple re-arm, 1 observer", actions: 1_000_000) {
-    let model = ObservableCounter()
-    let sink = Sink()
-    @Sendable func arm() {
-      withObservationTracking { sink.add(model.count) } onChange: { arm() }
-    }
-    arm()
-    return { iterations in
-      for _ in 0..<iterations { model.count &+= 1 }
-      blackHole(sink)
-    }
-  },
-  Scenario(name: "baseline: Apple re-arm, 1000 obs, 1 fires", actions: 1_000_000) {
-    let models = (0..<1_000).map { _ in ObservableCounter() }
-    let sink = Sink()
-    @Sendable func arm(_ index: Int) {
-      withObservationTracking { sink.add(models[index].count) } onChange: { arm(index) }
-    }
-    for index in models.indices { arm(index) }
-    return { iterations in
-      for iteration in 0..<iterations { models[iteration % 1_000].count &+= 1 }
-      blackHole(sink)
-    }
-  },
-  Scenario(
-    name: "B1 send, no observers", actions: 10_000_000,
-    target: .ratio(over: "baseline: raw reducer call", atMost: 25)
-  ) {
-    let store = Store(initialState: CounterFeature.State()) { CounterFeature() }
-    return { iterations in
-      for _ in 0..<iterations { store.send(.increment) }
-      blackHole(store)
-    }
-  },
-  Scenario(
-    name: "B2 send, 1 observer re-runs", actions: 2_000_000,
-    target: .ratio(over: "baseline: Apple re-arm, 1 observer", atMost: 0.25)
-  ) {
-    let store = Store(initialState: CounterFeature.State()) { CounterFeature() }
-    let sink = Sink()
-    let token = store.observe { sink.add(store.count) }
-    return { iterations in
-      for _ in 0..<iterations { store.send(.increment) }
-      blackHole(token)
-    }
-  },
-  Scenario(
-    name: "B3 1000 observers, 1 value changes", actions: 1_000_000,
-    target: .ratio(over: "B2 send, 1 observer re-runs", atMost: 2)
-  ) {
-    let store = Store(initialState: Grid()) { GridFeature() }
-    let sink = Sink()
-    let tokens = Grid.values.map { keyPath in
-      let keyPath = SendableKeyPath(keyPath)
-      return store.observe { sink.add(store[keyPath.keyPath]) }
-    }
-    return { iterations in
-      for iteration in 0..<iterations { store.send(.bump(iteration % 1_000)) }
-      blackHole(tokens)
-    }
-  },
-  Scenario(
-    name: "B4 1000 observers of the changed value", actions: 5_000,
-    target: .perObserverRun(observers: 1_000, atMostNanoseconds: 100)
-  ) {
-    let store = Store(initialState: CounterFeature.State()) { CounterFeature() }
-    let sink = Sink()
-    let tokens = (0..<1_000).map { _ in store.observe { sink.add(store.count) } }
-    return { iterations in
-      for _ in 0..<iterations { store.send(.increment) }
-      blackHole(tokens)
-    }
-  },
+    Scenario(name: "baseline: raw reducer call", actions: 10_000_000) {
+      var state = CounterFeature.State()
+      return { iterations in
+        for _ in 0..<iterations { rawReduce(&state, .increment) }
+        blackHole(state)
+      }
+    },
+    Scenario(name: "baseline: Apple re-arm, 1 observer", actions: 1_000_000) {
+      let model = ObservableCounter()
+      let sink = Sink()
+      @Sendable func arm() {
+        withObservationTracking {
+          sink.add(model.count)
+        } onChange: {
+          arm()
+        }
+      }
+      arm()
+      return { iterations in
+        for _ in 0..<iterations { model.count &+= 1 }
+        blackHole(sink)
+      }
+    },
+    Scenario(name: "baseline: Apple re-arm, 1000 obs, 1 fires", actions: 1_000_000) {
+      let models = (0..<1_000).map { _ in ObservableCounter() }
+      let sink = Sink()
+      @Sendable func arm(_ index: Int) {
+        withObservationTracking {
+          sink.add(models[index].count)
+        } onChange: {
+          arm(index)
+        }
+      }
+      for index in models.indices { arm(index) }
+      return { iterations in
+        for iteration in 0..<iterations { models[iteration % 1_000].count &+= 1 }
+        blackHole(sink)
+      }
+    },
+    Scenario(
+      name: "B1 send, no observers", actions: 10_000_000,
+      target: .ratio(over: "baseline: raw reducer call", atMost: 25)
+    ) {
+      let store = Store(initialState: CounterFeature.State()) { CounterFeature() }
+      return { iterations in
+        for _ in 0..<iterations { store.send(.increment) }
+        blackHole(store)
+      }
+    },
+    Scenario(
+      name: "B2 send, 1 observer re-runs", actions: 2_000_000,
+      target: .ratio(over: "baseline: Apple re-arm, 1 observer", atMost: 0.25)
+    ) {
+      let store = Store(initialState: CounterFeature.State()) { CounterFeature() }
+      let sink = Sink()
+      let token = store.observe { sink.add(store.count) }
+      return { iterations in
+        for _ in 0..<iterations { store.send(.increment) }
+        blackHole(token)
+      }
+    },
+    Scenario(
+      name: "B3 1000 observers, 1 value changes", actions: 1_000_000,
+      target: .ratio(over: "B2 send, 1 observer re-runs", atMost: 2)
+    ) {
+      let store = Store(initialState: Grid()) { GridFeature() }
+      let sink = Sink()
+      let tokens = Grid.values.map { keyPath in
+        let keyPath = SendableKeyPath(keyPath)
+        return store.observe { sink.add(store[keyPath.keyPath]) }
+      }
+      return { iterations in
+        for iteration in 0..<iterations { store.send(.bump(iteration % 1_000)) }
+        blackHole(tokens)
+      }
+    },
+    Scenario(
+      name: "B4 1000 observers of the changed value", actions: 5_000,
+      target: .perObserverRun(observers: 1_000, atMostNanoseconds: 100)
+    ) {
+      let store = Store(initialState: CounterFeature.State()) { CounterFeature() }
+      let sink = Sink()
+      let tokens = (0..<1_000).map { _ in store.observe { sink.add(store.count) } }
+      return { iterations in
+        for _ in 0..<iterations { store.send(.increment) }
+        blackHole(tokens)
+      }
+    },
   ]
 }

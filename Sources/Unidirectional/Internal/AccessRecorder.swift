@@ -94,7 +94,8 @@ final class AccessRecorder: @unchecked Sendable {
   @inlinable @inline(__always)
   func offset<State, Value>(of keyPath: KeyPath<State, Value>, in _: State.Type) -> Int? {
     let address = UInt(bitPattern: ObjectIdentifier(keyPath))
-    let slot = Int(truncatingIfNeeded: (address >> 4) ^ (address >> 10)) & (Self.offsetCacheSize - 1)
+    let slot =
+      Int(truncatingIfNeeded: (address >> 4) ^ (address >> 10)) & (Self.offsetCacheSize - 1)
     return offsetCache.withUnsafeMutableBufferPointer { cache in
       if cache[slot].keyPath === keyPath { return cache[slot].offset }
       let offset = MemoryLayout<State>.offset(of: keyPath)

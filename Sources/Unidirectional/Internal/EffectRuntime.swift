@@ -102,7 +102,9 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       if cancelInFlight { cancel(id: id) }
       if inner.isSynchronous {
         startSynchronously(inner, tasks: &tasks)
-      } else if let task = spawn(cancelID: id, priority: inner.priority, { await self.perform(inner) }) {
+      } else if let task = spawn(
+        cancelID: id, priority: inner.priority, { await self.perform(inner) })
+      {
         tasks.append(task)
       }
     }

@@ -209,7 +209,8 @@ struct ObservationGraph {
       lhs.load(fromByteOffset: offset, as: UInt64.self)
         ^ rhs.load(fromByteOffset: offset, as: UInt64.self)
     }
-    return (word(0) | word(8) | word(16) | word(24)) | (word(32) | word(40) | word(48) | word(56)) == 0
+    return (word(0) | word(8) | word(16) | word(24)) | (word(32) | word(40) | word(48) | word(56))
+      == 0
   }
 
   /// Whether `bytes` are the same in both buffers: one load for word-sized values.
@@ -264,7 +265,9 @@ struct ObservationGraph {
   /// Re-subscribes `observer` after a run whose reads `recorder` holds. Cheap when it read the
   /// same key paths as last time, which is the common case.
   @usableFromInline
-  mutating func update(_ observer: ObserverRecord, reads recorder: AccessRecorder, state: UnsafeRawPointer) {
+  mutating func update(
+    _ observer: ObserverRecord, reads recorder: AccessRecorder, state: UnsafeRawPointer
+  ) {
     guard observer.body != nil, !recorder.readsEqual(observer.keyPaths) else { return }
     let keyPaths = Array(recorder.buffer[0..<recorder.count])
     observer.keyPaths = keyPaths
@@ -344,7 +347,8 @@ struct ObservationGraph {
     guard probe.subscribers.isEmpty, probes[probe.keyPath] === probe else { return }
     probes[probe.keyPath] = nil
     if probe.isSkippableByBytes, let bytes = probe.byteRange {
-      let blocks = (bytes.lowerBound / Self.blockSize)..<((bytes.upperBound - 1) / Self.blockSize + 1)
+      let blocks =
+        (bytes.lowerBound / Self.blockSize)..<((bytes.upperBound - 1) / Self.blockSize + 1)
       for block in blocks {
         probesByBlock[block].removeAll { $0 === probe }
         if probesByBlock[block].isEmpty { observedRunsAreStale = true }

@@ -23,7 +23,9 @@ public enum CounterCommand: Equatable, Sendable {
     case "quit": self = .quit
     case "": self = .nothing
     default:
-      self = .invalid(message: "unknown command '\(command.truncatedForDisplay())'; valid commands: \(Self.usage)")
+      self = .invalid(
+        message: "unknown command '\(command.truncatedForDisplay())'; valid commands: \(Self.usage)"
+      )
     }
   }
 }
