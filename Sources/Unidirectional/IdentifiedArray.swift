@@ -1,0 +1,305 @@
+/// An ordered collection of `Identifiable` elements with unique ids and O(1) access by id.
+///
+/// Use it for lists in feature state: rows are addressed by id, so an action for row `42` finds
+/// row `42` wherever it has moved, and a removed row cannot be confused with another.
+///
+/// ```swift
+/// var todos: IdentifiedArray<Todo> = [Todo(id: 1, title: "Write docs")]
+/// todos[id: 1]?.title = "Write better docs"
+/// todos[id: 2] = Todo(id: 2, title: "Ship")   // appends
+/// todos[id: 1] = nil                          // removes
+/// ```
+///
+/// Ids are unique: inserting an element whose id is already present is a programming error and
+/// stops with a precondition failure naming the id. Decoding duplicates throws instead.
+///
+/// - Complexity: Lookup, replacement and append by id are O(1) on average. Inserting or
+///   removing anywhere but the end is O(n), like `Array`.
+public struct IdentifiedArray<Element: Identifiable> {
+  /// The elements, in order.
+  @usableFromInline var elements: [Element]
+
+  /// The position of each element's id in `elements`.
+  @usableFromInline var positions: [Element.ID: Int]
+
+  /// Creates an empty array.
+  @inlinable
+  public init() {
+    self.elements = []
+    self.positions = [:]
+  }
+
+  /// Creates an array of the given elements, in order.
+  ///
+  /// - Parameter elements: Elements with unique ids. A repeated id is a precondition failure.
+  public init(uniqueElements elements: some Sequence<Element>) {
+    self.init()
+    for element in elements { append(element) }
+  }
+
+  /// The ids of the elements, in order.
+  ///
+  /// - Complexity: O(n).
+  public var ids: [Element.ID] {
+    elements.map(\.id)
+  }
+
+  /// The elements as an array, in order.
+  public var elementsArray: [Element] {
+    elements
+  }
+
+  /// Whether an element with this id is present.
+  ///
+  /// - Complexity: O(1) on average.
+  @inlinable
+  public func contains(id: Element.ID) -> Bool {
+    positions[id] != nil
+  }
+
+  /// The position of the element with this id.
+  ///
+  /// - Complexity: O(1) on average.
+  @inlinable
+  public func index(id: Element.ID) -> Int? {
+    positions[id]
+  }
+
+  /// The element with this id.
+  ///
+  /// Getting returns `nil` if there is none. Setting an element replaces the element with that
+  /// id in place, or appends it if there is none; setting `nil` removes it. The new element must
+  /// have the id it is stored under.
+  ///
+  /// - Complexity: O(1) on average, except O(n) for a removal.
+  @inlinable
+  public subscript(id id: Element.ID) -> Element? {
+    get {
+      positions[id].map { elements[$0] }
+    }
+    set {
+      guard let newValue else {
+        remove(id: id)
+        return
+      }
+      precondition(
+        newValue.id == id,
+        "IdentifiedArray: cannot store an element with id \(newValue.id) under id \(id)")
+      if let position = positions[id] {
+        elements[position] = newValue
+      } else {
+        append(newValue)
+      }
+    }
+    _modify {
+      guard let position = positions[id] else {
+        var element: Element? = nil
+        yield &element
+        if let element { self[id: id] = element }
+        return
+      }
+      var element: Element? = elements[position]
+      yield &element
+      guard let element else {
+        remove(id: id)
+        return
+      }
+      precondition(
+        element.id == id,
+        "IdentifiedArray: an element's id changed from \(id) to \(element.id) through subscript(id:)"
+      )
+      elements[position] = element
+    }
+  }
+
+  /// Appends an element.
+  ///
+  /// - Parameter element: An element whose id is not present yet; a repeated id is a
+  ///   precondition failure.
+  /// - Complexity: O(1) on average.
+  @inlinable
+  public mutating func append(_ element: Element) {
+    precondition(
+      positions[element.id] == nil,
+      "IdentifiedArray: an element with id \(element.id) is already present; ids must be unique")
+    positions[element.id] = elements.count
+    elements.append(element)
+  }
+
+  /// Appends elements, in order.
+  ///
+  /// - Parameter newElements: Elements whose ids are not present yet.
+  public mutating func append(contentsOf newElements: some Sequence<Element>) {
+    for element in newElements { append(element) }
+  }
+
+  /// Inserts an element at a position.
+  ///
+  /// - Parameters:
+  ///   - element: An element whose id is not present yet.
+  ///   - position: Where to insert, from `0` to `count`.
+  /// - Complexity: O(n).
+  public mutating func insert(_ element: Element, at position: Int) {
+    precondition(
+      positions[element.id] == nil,
+      "IdentifiedArray: an element with id \(element.id) is already present; ids must be unique")
+    precondition(
+      (0...elements.count).contains(position),
+      "IdentifiedArray: insertion position \(position) is out of bounds 0...\(elements.count)")
+    elements.insert(element, at: position)
+    reindex(from: position)
+  }
+
+  /// Removes the element with this id and returns it, or returns `nil` if there is none.
+  ///
+  /// - Complexity: O(n).
+  @inlinable
+  @discardableResult
+  public mutating func remove(id: Element.ID) -> Element? {
+    guard let position = positions[id] else { return nil }
+    return remove(at: position)
+  }
+
+  /// Removes the element at a position and returns it.
+  ///
+  /// - Complexity: O(n).
+  @inlinable
+  @discardableResult
+  public mutating func remove(at position: Int) -> Element {
+    let element = elements.remove(at: position)
+    positions[element.id] = nil
+    reindex(from: position)
+    return element
+  }
+
+  /// Removes the elements that satisfy a predicate, keeping the order of the others.
+  ///
+  /// - Complexity: O(n).
+  public mutating func removeAll(where shouldBeRemoved: (Element) throws -> Bool) rethrows {
+    try elements.removeAll(where: shouldBeRemoved)
+    positions.removeAll(keepingCapacity: true)
+    reindex(from: 0)
+  }
+
+  /// Removes every element.
+  public mutating func removeAll() {
+    elements.removeAll()
+    positions.removeAll()
+  }
+
+  /// Moves the elements at `source` to before `destination`, as `Array`'s
+  /// `move(fromOffsets:toOffset:)` does.
+  ///
+  /// - Complexity: O(n).
+  public mutating func move(fromOffsets source: [Int], toOffset destination: Int) {
+    let moving = Set(source)
+    precondition(
+      moving.allSatisfy(elements.indices.contains),
+      "IdentifiedArray: move offsets \(source.sorted()) are out of bounds 0..<\(elements.count)")
+    let moved = source.sorted().map { elements[$0] }
+    var result: [Element] = []
+    result.reserveCapacity(elements.count)
+    for (position, element) in elements.enumerated() {
+      if position == destination { result.append(contentsOf: moved) }
+      if !moving.contains(position) { result.append(element) }
+    }
+    if destination >= elements.count { result.append(contentsOf: moved) }
+    elements = result
+    reindex(from: 0)
+  }
+
+  /// Sorts the elements in place.
+  public mutating func sort(by areInIncreasingOrder: (Element, Element) throws -> Bool) rethrows {
+    try elements.sort(by: areInIncreasingOrder)
+    reindex(from: 0)
+  }
+
+  /// Rebuilds `positions` for the elements from `start` on.
+  @usableFromInline
+  mutating func reindex(from start: Int) {
+    for position in start..<elements.count {
+      positions[elements[position].id] = position
+    }
+  }
+}
+
+extension IdentifiedArray: RandomAccessCollection {
+  /// The position of the first element.
+  @inlinable public var startIndex: Int { 0 }
+
+  /// The position after the last element.
+  @inlinable public var endIndex: Int { elements.count }
+
+  /// The element at a position.
+  ///
+  /// Setting replaces the element; the new element must have the same id (ids cannot change
+  /// through this subscript, which would break uniqueness).
+  @inlinable
+  public subscript(position: Int) -> Element {
+    get { elements[position] }
+    set {
+      precondition(
+        newValue.id == elements[position].id,
+        "IdentifiedArray: cannot replace the element with id \(elements[position].id) at \(position) by one with id \(newValue.id)"
+      )
+      elements[position] = newValue
+    }
+  }
+}
+
+extension IdentifiedArray: ExpressibleByArrayLiteral {
+  /// Creates an array from a literal; ids must be unique.
+  public init(arrayLiteral elements: Element...) {
+    self.init(uniqueElements: elements)
+  }
+}
+
+extension IdentifiedArray: Equatable where Element: Equatable {
+  /// Arrays are equal when they have equal elements in the same order.
+  @inlinable
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.elements == rhs.elements
+  }
+}
+
+extension IdentifiedArray: Hashable where Element: Hashable {
+  /// Hashes the elements in order.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(elements)
+  }
+}
+
+extension IdentifiedArray: Sendable where Element: Sendable, Element.ID: Sendable {}
+
+extension IdentifiedArray: Encodable where Element: Encodable {
+  /// Encodes the elements as an unkeyed container (a JSON array), in order.
+  public func encode(to encoder: any Encoder) throws {
+    try elements.encode(to: encoder)
+  }
+}
+
+extension IdentifiedArray: Decodable where Element: Decodable {
+  /// Decodes an array of elements.
+  ///
+  /// - Throws: `DecodingError.dataCorrupted` naming the id if two elements share an id.
+  public init(from decoder: any Decoder) throws {
+    let elements = try [Element](from: decoder)
+    self.init()
+    for element in elements {
+      guard positions[element.id] == nil else {
+        throw DecodingError.dataCorrupted(
+          DecodingError.Context(
+            codingPath: decoder.codingPath,
+            debugDescription: "IdentifiedArray: duplicate id \(element.id)"))
+      }
+      append(element)
+    }
+  }
+}
+
+extension IdentifiedArray: CustomStringConvertible {
+  /// The elements, as an array prints them.
+  public var description: String {
+    elements.description
+  }
+}
