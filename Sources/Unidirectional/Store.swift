@@ -95,6 +95,10 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   @usableFromInline let reducer: any Reducer<State, Action>
   @usableFromInline let effects: EffectRuntime<Action>
   @usableFromInline let registrar = ObservationRegistrar()
+  /// The dependencies in force when the store was created: its reducer and effects use them.
+  @usableFromInline let dependencies: DependencyValues
+  /// Whether `dependencies` differ from the defaults, so that they must be bound.
+  @usableFromInline let bindsDependencies: Bool
   /// The recorder of observer runs on the draining thread; only that thread uses it.
   @usableFromInline let drainRecorder: AccessRecorder
 
@@ -115,6 +119,8 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     self.statePointer = .allocate(capacity: 1)
     statePointer.initialize(to: initialState)
     self.reducer = reducer
+    self.dependencies = DependencyValues.current
+    self.bindsDependencies = !dependencies.isDefault
     self.effects = EffectRuntime(reportIssue: onIssue)
     self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self), isDrainer: true)
     drainRecorder.store = ObjectIdentifier(self)
@@ -194,7 +200,9 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   /// Reduces one action and commits its state. Called under the lock by the draining thread.
   @inlinable
   func reduce(_ action: Action, in core: inout Core) -> Reduced {
-    let effect = reducer.reduce(into: &statePointer.pointee, action: action)
+    let effect = withStoreDependencies {
+      reducer.reduce(into: &statePointer.pointee, action: action)
+    }
     core.generation &+= 1
     guard !core.graph.isEmpty else {
       return Reduced(effect: effect, changes: ObservationGraph.Changes())
@@ -208,7 +216,8 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     var task: Task<Void, Never>?
     if case .none = reduced.effect.operation {
     } else {
-      task = effects.start(reduced.effect)
+      // Tasks inherit the task-locals in force where they are created.
+      task = withStoreDependencies { effects.start(reduced.effect) }
     }
     if !reduced.changes.observers.isEmpty {
       runObservers(reduced.changes.observers)
@@ -217,6 +226,22 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
       probe.post()
     }
     return task
+  }
+
+  /// Runs `body` with the store's dependencies in force.
+  ///
+  /// Binding a task-local costs an allocation, so it is skipped when the store's dependencies
+  /// are the defaults and no `withDependencies` scope is running anywhere (the common case in
+  /// production): then the ones in force are the defaults too.
+  @inlinable @inline(__always)
+  func withStoreDependencies<R>(_ body: () -> R) -> R {
+    guard bindsDependencies || DependencyValues.mayBeOverridden else { return body() }
+    return bindingDependencies(body)
+  }
+
+  @usableFromInline
+  func bindingDependencies<R>(_ body: () -> R) -> R {
+    DependencyValues.$current.withValue(dependencies, operation: body)
   }
 
   /// Processes queued work until the queue is empty, then marks the store idle.
