@@ -25,6 +25,11 @@ public struct Effect<Action> {
     case concatenate([Effect])
     case cancellable(id: EffectID, cancelInFlight: Bool, Effect)
     case cancel(id: EffectID)
+    /// Reports a problem to the store's issue handler (reducers cannot reach the store).
+    case issue(StoreIssue)
+    /// Cancels the running effects whose cancellation id matches (`forEach` uses it to cancel
+    /// the effects of removed elements; it visits running ids only).
+    case cancelMatching(@Sendable (any Hashable & Sendable) -> Bool)
   }
 
   @usableFromInline
@@ -196,6 +201,10 @@ extension Effect {
         .cancellable(id: id, cancelInFlight: cancelInFlight, effect.map(transform)))
     case .cancel(let id):
       return Effect<NewAction>(.cancel(id: id))
+    case .issue(let issue):
+      return Effect<NewAction>(.issue(issue))
+    case .cancelMatching(let predicate):
+      return Effect<NewAction>(.cancelMatching(predicate))
     }
   }
 

@@ -15,6 +15,12 @@
 ///
 /// - Complexity: Lookup, replacement and append by id are O(1) on average. Inserting or
 ///   removing anywhere but the end is O(n), like `Array`.
+import Synchronization
+
+/// Source of `removalVersion`s: unique across the process, so a replaced array never looks
+/// like the one it replaced.
+@usableFromInline let identifiedArrayVersions = Atomic<UInt64>(0)
+
 public struct IdentifiedArray<Element: Identifiable> {
   /// The elements, in order.
   @usableFromInline var elements: [Element]
@@ -22,11 +28,22 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// The position of each element's id in `elements`.
   @usableFromInline var positions: [Element.ID: Int]
 
+  /// Changes whenever an element may have been removed (and differs between arrays created
+  /// separately), so `forEach` can tell in O(1) that no element's effects need cancelling.
+  /// Not part of the value: `==`, hashing and coding ignore it.
+  @usableFromInline var removalVersion: UInt64
+
   /// Creates an empty array.
   @inlinable
   public init() {
     self.elements = []
     self.positions = [:]
+    self.removalVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
+  }
+
+  @inlinable
+  mutating func noteRemoval() {
+    removalVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
   }
 
   /// Creates an array of the given elements, in order.
@@ -169,6 +186,7 @@ public struct IdentifiedArray<Element: Identifiable> {
     let element = elements.remove(at: position)
     positions[element.id] = nil
     reindex(from: position)
+    noteRemoval()
     return element
   }
 
@@ -179,12 +197,14 @@ public struct IdentifiedArray<Element: Identifiable> {
     try elements.removeAll(where: shouldBeRemoved)
     positions.removeAll(keepingCapacity: true)
     reindex(from: 0)
+    noteRemoval()
   }
 
   /// Removes every element.
   public mutating func removeAll() {
     elements.removeAll()
     positions.removeAll()
+    noteRemoval()
   }
 
   /// Moves the elements at `source` to before `destination`, as `Array`'s

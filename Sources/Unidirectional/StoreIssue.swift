@@ -23,6 +23,11 @@ public struct StoreIssue: Sendable, CustomStringConvertible {
   public enum Kind: Sendable {
     /// A `.run` effect threw an error that was not a cancellation, and had no `catch:` handler.
     case effectFailed(any Error)
+
+    /// A child action arrived while its child state was absent (an `ifLet` child that is `nil`,
+    /// a `forEach` element that was removed, an enum state in another case). It was ignored.
+    /// `description` names the action and where its reducer was declared.
+    case actionWithoutState(action: String, state: String)
   }
 
   /// What went wrong.
@@ -52,6 +57,9 @@ public struct StoreIssue: Sendable, CustomStringConvertible {
     case .effectFailed(let error):
       "Unidirectional: an effect created at \(fileID):\(line) threw an error that no 'catch:' "
         + "handled: \(String(reflecting: error))"
+    case .actionWithoutState(let action, let state):
+      "Unidirectional: the reducer at \(fileID):\(line) received \(action) while \(state) was "
+        + "absent; the action was ignored."
     }
   }
 

@@ -86,6 +86,10 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       deliver.withLock { $0 }?(action)
     case .cancel(let id):
       cancel(id: id)
+    case .issue(let issue):
+      reportIssue(issue)
+    case .cancelMatching(let predicate):
+      cancel(where: predicate)
     case .merge(let effects):
       for effect in effects { startSynchronously(effect, tasks: &tasks) }
     case .concatenate(let effects):
@@ -153,6 +157,10 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       await send(action)
     case .cancel(let id):
       cancel(id: id)
+    case .issue(let issue):
+      reportIssue(issue)
+    case .cancelMatching(let predicate):
+      cancel(where: predicate)
     case .run(let run):
       await perform(run)
     case .merge(let effects):
@@ -204,6 +212,17 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     for task in tasks { task.cancel() }
   }
 
+  /// Cancels every running task whose cancellation id satisfies `predicate`.
+  func cancel(where predicate: @Sendable (any Hashable & Sendable) -> Bool) {
+    let tasks = storage.withLock { storage in
+      let ids = storage.tasksByCancelID.keys.filter { predicate($0.base) }
+      return ids.flatMap { id in
+        (storage.tasksByCancelID.removeValue(forKey: id) ?? []).compactMap { storage.running[$0] }
+      }
+    }
+    for task in tasks { task.cancel() }
+  }
+
   /// Cancels everything and refuses new effects: the store is gone.
   @usableFromInline
   func shutDown() {
@@ -221,7 +240,7 @@ extension Effect {
   /// Whether the effect is made only of parts that complete synchronously.
   var isSynchronous: Bool {
     switch operation {
-    case .none, .send, .cancel: true
+    case .none, .send, .cancel, .issue, .cancelMatching: true
     case .run: false
     case .merge(let effects), .concatenate(let effects): effects.allSatisfy(\.isSynchronous)
     case .cancellable(_, _, let inner): inner.isSynchronous
