@@ -30,6 +30,9 @@ public struct Effect<Action> {
     /// Cancels the running effects whose cancellation id matches (`forEach` uses it to cancel
     /// the effects of removed elements; it visits running ids only).
     case cancelMatching(@Sendable (any Hashable & Sendable) -> Bool)
+    /// Runs `effect` at most once per `interval` per id (see `throttle(id:for:clock:latest:)`).
+    case throttle(
+      id: EffectID, interval: Duration, clock: any Clock<Duration>, latest: Bool, Effect)
   }
 
   @usableFromInline
@@ -205,6 +208,9 @@ extension Effect {
       return Effect<NewAction>(.issue(issue))
     case .cancelMatching(let predicate):
       return Effect<NewAction>(.cancelMatching(predicate))
+    case .throttle(let id, let interval, let clock, let latest, let effect):
+      return Effect<NewAction>(
+        .throttle(id: id, interval: interval, clock: clock, latest: latest, effect.map(transform)))
     }
   }
 

@@ -14,6 +14,8 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     var nextTaskID: UInt64 = 0
     var running: [UInt64: Task<Void, Never>] = [:]
     var tasksByCancelID: [EffectID: Set<UInt64>] = [:]
+    /// Open throttle windows by id, with the effect waiting for the window's end, if any.
+    var throttleWindows: [EffectID: Effect<Action>?] = [:]
     var isShutDown = false
   }
 
@@ -90,6 +92,8 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       reportIssue(issue)
     case .cancelMatching(let predicate):
       cancel(where: predicate)
+    case .throttle(let id, let interval, let clock, let latest, let inner):
+      startThrottled(inner, id: id, interval: interval, clock: clock, latest: latest, tasks: &tasks)
     case .merge(let effects):
       for effect in effects { startSynchronously(effect, tasks: &tasks) }
     case .concatenate(let effects):
@@ -161,6 +165,10 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       reportIssue(issue)
     case .cancelMatching(let predicate):
       cancel(where: predicate)
+    case .throttle:
+      var tasks: [Task<Void, Never>] = []
+      startSynchronously(effect, tasks: &tasks)
+      for task in tasks { await task.value }
     case .run(let run):
       await perform(run)
     case .merge(let effects):
@@ -198,6 +206,56 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       } else {
         reportIssue(StoreIssue(kind: .effectFailed(error), fileID: run.fileID, line: run.line))
       }
+    }
+  }
+
+  // MARK: Throttling
+
+  /// Runs `effect` now if no window is open for `id`, and opens one; otherwise keeps it (the
+  /// latest, or the first if `latest` is false) to run when the window ends.
+  private func startThrottled(
+    _ effect: Effect<Action>, id: EffectID, interval: Duration, clock: any Clock<Duration>,
+    latest: Bool, tasks: inout [Task<Void, Never>]
+  ) {
+    let opensWindow = storage.withLock { storage -> Bool in
+      guard let pending = storage.throttleWindows[id] else {
+        storage.throttleWindows[id] = .some(nil)
+        return true
+      }
+      if latest || pending == nil { storage.throttleWindows[id] = .some(effect) }
+      return false
+    }
+    guard opensWindow else { return }
+    startSynchronously(effect, tasks: &tasks)
+    let window = spawn(cancelID: id, priority: nil) {
+      await self.runThrottleWindow(id: id, interval: interval, clock: clock)
+    }
+    if let window { tasks.append(window) }
+  }
+
+  /// Waits out throttle windows, running the effect kept for each window's end, until a window
+  /// ends with nothing kept. Cancelling the id closes the window and drops what was kept.
+  private func runThrottleWindow(id: EffectID, interval: Duration, clock: any Clock<Duration>) async
+  {
+    while true {
+      do {
+        try await clock.sleep(for: interval)
+      } catch {
+        storage.withLock { _ = $0.throttleWindows.removeValue(forKey: id) }
+        return
+      }
+      let next = storage.withLock { storage -> Effect<Action>? in
+        guard case .some(.some(let pending)) = storage.throttleWindows[id] else {
+          storage.throttleWindows[id] = nil
+          return nil
+        }
+        storage.throttleWindows[id] = .some(nil)
+        return pending
+      }
+      guard let next else { return }
+      var tasks: [Task<Void, Never>] = []
+      startSynchronously(next, tasks: &tasks)
+      for task in tasks { await task.value }
     }
   }
 
@@ -241,6 +299,7 @@ extension Effect {
   var isSynchronous: Bool {
     switch operation {
     case .none, .send, .cancel, .issue, .cancelMatching: true
+    case .throttle: false
     case .run: false
     case .merge(let effects), .concatenate(let effects): effects.allSatisfy(\.isSynchronous)
     case .cancellable(_, _, let inner): inner.isSynchronous
