@@ -32,6 +32,7 @@ extension Store {
   ///   store should be able to go away while the observer is registered.
   /// - Returns: A token: the observer runs as long as it is alive and not cancelled.
   public func observe(_ body: @escaping @Sendable () -> Void) -> ObservationToken {
+    if let scope { return scope.observe(body) }
     let observer = register(body)
     return ObservationToken { [weak self] in
       self?.removeObserver(observer)

@@ -95,6 +95,10 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   @usableFromInline let reducer: any Reducer<State, Action>
   @usableFromInline let effects: EffectRuntime<Action>
   @usableFromInline let registrar = ObservationRegistrar()
+  /// For a child store made by `scope`: the link through which it reads, sends and observes.
+  /// `nil` for a root store, which owns its state.
+  @usableFromInline let scope: (any StoreScope<State, Action>)?
+
   /// The dependencies in force when the store was created: its reducer and effects use them.
   @usableFromInline let dependencies: DependencyValues
   /// Whether `dependencies` differ from the defaults, so that they must be bound.
@@ -115,6 +119,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     reducer: R,
     onIssue: @escaping @Sendable (StoreIssue) -> Void = StoreIssue.printToStandardError
   ) where R.State == State, R.Action == Action {
+    self.scope = nil
     self.core = Locked(Core())
     self.statePointer = .allocate(capacity: 1)
     statePointer.initialize(to: initialState)
@@ -146,6 +151,20 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     self.init(initialState: initialState, reducer: reducer(), onIssue: onIssue)
   }
 
+  /// Creates a child store: its own state and reducer stay unused, everything goes through
+  /// `scope`.
+  init(scope: some StoreScope<State, Action>, initialState: State) {
+    self.scope = scope
+    self.core = Locked(Core())
+    self.statePointer = .allocate(capacity: 1)
+    statePointer.initialize(to: initialState)
+    self.reducer = EmptyReducer()
+    self.dependencies = DependencyValues.current
+    self.bindsDependencies = false
+    self.effects = EffectRuntime(reportIssue: StoreIssue.printToStandardError)
+    self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self), isDrainer: true)
+  }
+
   deinit {
     effects.shutDown()
     let bodies = core.withLock { $0.graph.removeAll() }
@@ -170,7 +189,8 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   @inlinable
   @discardableResult
   public func send(_ action: Action) -> StoreTask {
-    process(action, reportsTask: true)
+    if let scope { return scope.send(action) }
+    return process(action, reportsTask: true)
   }
 
   /// Reduces `action` now if the store is idle, or queues it.
@@ -299,6 +319,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
 
   @inlinable
   func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
+    if let scope { return scope.read(keyPath) }
     let tracked = AccessRecorder.current?._withUnsafeGuaranteedRef { recorder -> (Int?, Bool)? in
       guard recorder.store == ObjectIdentifier(self) else { return nil }
       return (recorder.append(keyPath, in: State.self), recorder.isDrainer)

@@ -1,0 +1,84 @@
+extension Store {
+  /// A store of a child feature that reads its state from this store and sends its actions
+  /// through it.
+  ///
+  /// ```swift
+  /// let loginStore = appStore.scope(state: \.login, action: AppAction.login)
+  /// ```
+  ///
+  /// The child store is a full `Store`: observers registered on it are tracked by the root
+  /// store at the child's precision (an observer that read `child.title` re-runs only when that
+  /// title changes), and `send` goes through every parent reducer.
+  ///
+  /// - Parameters:
+  ///   - state: Where the child state lives.
+  ///   - action: Embeds a child action in an action of this store.
+  public func scope<ChildState: Sendable, ChildAction: Sendable>(
+    state: KeyPath<State, ChildState> & Sendable,
+    action: @escaping @Sendable (ChildAction) -> Action,
+    fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) -> Store<ChildState, ChildAction> {
+    // A required path always has a value, so `makeScope` always returns a store.
+    scopeAny(state: .required(state), action: action, fileID: "\(fileID)", line: line)!
+  }
+
+  /// A store of a child feature whose state is optional here (an `ifLet` child, a `forEach`
+  /// element such as `\.rows[id: id]`, an enum case), or `nil` if the state is absent now.
+  ///
+  /// The child store keeps working while its state exists. Once it is gone, reads return the
+  /// last state it had, and `send` does nothing but report the action to the store's issue
+  /// handler: it never crashes and never reaches another element.
+  ///
+  /// - Parameters:
+  ///   - state: Where the optional child state lives.
+  ///   - action: Embeds a child action in an action of this store (for an element, with its id).
+  public func scope<ChildState: Sendable, ChildAction: Sendable>(
+    state: KeyPath<State, ChildState?> & Sendable,
+    action: @escaping @Sendable (ChildAction) -> Action,
+    fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) -> Store<ChildState, ChildAction>? {
+    scopeAny(state: .optional(state), action: action, fileID: "\(fileID)", line: line)
+  }
+
+  /// A store of a child feature, with actions embedded by a case path.
+  public func scope<ChildState: Sendable, ChildAction: Sendable>(
+    state: KeyPath<State, ChildState> & Sendable,
+    action: CasePath<Action, ChildAction>,
+    fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) -> Store<ChildState, ChildAction> {
+    scope(state: state, action: action.embed, fileID: fileID, line: line)
+  }
+
+  func scopeAny<ChildState: Sendable, ChildAction: Sendable>(
+    state: ScopePath<State, ChildState>, action: @escaping @Sendable (ChildAction) -> Action,
+    fileID: String, line: UInt
+  ) -> Store<ChildState, ChildAction>? {
+    if let scope {
+      return scope.scope(state: state, action: action)
+    }
+    return makeScope(state: state, action: action, fileID: fileID, line: line)
+  }
+
+  /// Makes a child store of this root store.
+  func makeScope<ChildState: Sendable, ChildAction: Sendable>(
+    state: ScopePath<State, ChildState>, action: @escaping @Sendable (ChildAction) -> Action,
+    fileID: String, line: UInt
+  ) -> Store<ChildState, ChildAction>? {
+    guard let initialState = state.current(in: self) else { return nil }
+    return Store<ChildState, ChildAction>(
+      scope: ScopedStore(
+        root: self, toState: state, initialState: initialState, embed: action, fileID: fileID,
+        line: line),
+      initialState: initialState)
+  }
+
+  /// Reads a value without recording it for any observer or registrar.
+  func peek<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
+    core.lock()
+    defer { core.unlock() }
+    return statePointer.pointee[keyPath: keyPath]
+  }
+}
