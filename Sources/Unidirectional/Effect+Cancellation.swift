@@ -9,7 +9,9 @@ extension Effect {
   ///   - cancelInFlight: When `true`, effects already running with the same `id` are cancelled
   ///     before this one starts, so at most one runs at a time.
   public func cancellable(id: some Hashable & Sendable, cancelInFlight: Bool = false) -> Self {
-    Self(.cancellable(id: EffectID(id), cancelInFlight: cancelInFlight, self))
+    // Nothing to cancel later; but cancelling in flight must still happen.
+    if !isNotNone && !cancelInFlight { return self }
+    return Self(.cancellable(id: EffectID(id), cancelInFlight: cancelInFlight, self))
   }
 
   /// An effect that cancels every running effect that was made cancellable with `id`.

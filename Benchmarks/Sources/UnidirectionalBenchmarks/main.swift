@@ -11,10 +11,11 @@ import Foundation
 let arguments = BenchmarkArguments(CommandLine.arguments.dropFirst())
 var results: [String: Double] = [:]
 
-for scenario in makeScenarios() where arguments.selects(scenario.name) {
+for scenario in makeScenarios() + makeCompositionScenarios() where arguments.selects(scenario.name)
+{
   let nanoseconds = scenario.measure(arguments)
   results[scenario.name] = nanoseconds
-  let name = scenario.name.padding(toLength: 44, withPad: " ", startingAt: 0)
+  let name = scenario.name.padding(toLength: 50, withPad: " ", startingAt: 0)
   let figure = String(format: "%10.1f ns/action", nanoseconds)
   let verdict = scenario.target?.verdict(for: nanoseconds, results: results) ?? ""
   print("\(name)\(figure)\(verdict.isEmpty ? "" : "  " + verdict)")
