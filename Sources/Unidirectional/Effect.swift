@@ -214,6 +214,18 @@ extension Effect {
     }
   }
 
+  /// Reports, through the store's issue handler, an action that arrived for child state that
+  /// is absent; the composition reducers return it instead of reducing.
+  static func actionWithoutState(
+    _ action: Any, state: String, fileID: String, line: UInt
+  ) -> Self {
+    Self(
+      .issue(
+        StoreIssue(
+          kind: .actionWithoutState(action: "\(action)", state: state), fileID: fileID, line: line))
+    )
+  }
+
   var isNotNone: Bool {
     if case .none = operation { return false }
     return true

@@ -40,12 +40,8 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
         .map { embed((id, $0)) }
         .cancellable(id: ElementEffects(keyPath: toElements, id: id))
       } else {
-        elementEffect = Effect(
-          .issue(
-            StoreIssue(
-              kind: .actionWithoutState(
-                action: "\(action)", state: "the element with id \(id)"),
-              fileID: fileID, line: line)))
+        elementEffect = .actionWithoutState(
+          action, state: "the element with id \(id)", fileID: fileID, line: line)
       }
     }
     let versionBefore = state[keyPath: toElements].removalVersion

@@ -34,12 +34,9 @@ where Child.State: Sendable {
           .map(toChildAction.embed)
           .cancellable(id: cancelID)
       } else {
-        childEffect = Effect(
-          .issue(
-            StoreIssue(
-              kind: .actionWithoutState(
-                action: "\(action)", state: "the optional \(String(reflecting: Child.State.self))"),
-              fileID: fileID, line: line)))
+        childEffect = .actionWithoutState(
+          action, state: "the optional \(String(reflecting: Child.State.self))", fileID: fileID,
+          line: line)
       }
     }
     let wasPresent = state[keyPath: toChildState] != nil

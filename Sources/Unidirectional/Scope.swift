@@ -38,11 +38,7 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
     fileID: StaticString = #fileID,
     line: UInt = #line
   ) where ChildState == Child.State, ChildAction == Child.Action {
-    self.state = .keyPath(state)
-    self.action = action
-    self.child = child()
-    self.fileID = "\(fileID)"
-    self.line = line
+    self.init(state: .keyPath(state), action: action, child: child(), fileID: fileID, line: line)
   }
 
   /// Scopes to one case of an enum state: the child runs only while the state is that case.
@@ -58,9 +54,16 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
     fileID: StaticString = #fileID,
     line: UInt = #line
   ) where ChildState == Child.State, ChildAction == Child.Action {
-    self.state = .casePath(state)
+    self.init(state: .casePath(state), action: action, child: child(), fileID: fileID, line: line)
+  }
+
+  private init(
+    state: StatePath, action: CasePath<ParentAction, Child.Action>, child: Child,
+    fileID: StaticString, line: UInt
+  ) {
+    self.state = state
     self.action = action
-    self.child = child()
+    self.child = child
     self.fileID = "\(fileID)"
     self.line = line
   }
@@ -74,15 +77,9 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
         .map(self.action.embed)
     case .casePath(let casePath):
       guard var childState = casePath.extract(parent) else {
-        return Effect(
-          .issue(
-            StoreIssue(
-              kind: .actionWithoutState(
-                action: "\(action)",
-                state:
-                  "case \(String(reflecting: Child.State.self)) of \(String(reflecting: ParentState.self))"
-              ),
-              fileID: fileID, line: line)))
+        let state =
+          "case \(String(reflecting: Child.State.self)) of \(String(reflecting: ParentState.self))"
+        return .actionWithoutState(action, state: state, fileID: fileID, line: line)
       }
       let effect = child.reduce(into: &childState, action: childAction)
       parent = casePath.embed(childState)

@@ -159,13 +159,8 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       return
     case .send(let action):
       await send(action)
-    case .cancel(let id):
-      cancel(id: id)
-    case .issue(let issue):
-      reportIssue(issue)
-    case .cancelMatching(let predicate):
-      cancel(where: predicate)
-    case .throttle:
+    case .cancel, .issue, .cancelMatching, .throttle:
+      // Started as at the top level; wait for the tasks they start, if any.
       var tasks: [Task<Void, Never>] = []
       startSynchronously(effect, tasks: &tasks)
       for task in tasks { await task.value }
