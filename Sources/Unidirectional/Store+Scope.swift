@@ -19,7 +19,8 @@ extension Store {
     fileID: StaticString = #fileID,
     line: UInt = #line
   ) -> Store<ChildState, ChildAction> {
-    // A required path always has a value, so `makeScope` always returns a store.
+    // Never nil for a required path: a root store always has the value, and a child store
+    // whose state is gone answers from its last state (see `ScopedStore.scope`).
     scopeAny(state: .required(state), action: action, fileID: "\(fileID)", line: line)!
   }
 

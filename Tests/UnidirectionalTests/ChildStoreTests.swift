@@ -105,4 +105,18 @@ import Unidirectional
     two.send(.tapped)
     #expect(fired.values == [true])
   }
+
+  @Test func scopingAChildStoreWhoseStateIsGoneDoesNotCrash() throws {
+    let app = makeStore()
+    let list = app.scope(state: \.list, action: .list)
+    let two = try #require(rowStore(list, id: 2))
+    two.send(.tapped)
+    app.send(.list(.remove(id: 2)))
+    // A required scope of a gone child: a store answering from the last state it had.
+    let taps = two.scope(state: \.taps, action: { (action: RowFeature.Action) in action })
+    #expect(taps.state == 1)
+    taps.send(.tapped)  // Reported, ignored.
+    #expect(app.list.rows.ids == [1, 3])
+    #expect(issues.values.count == 1)
+  }
 }

@@ -136,7 +136,19 @@ final class ScopedStore<
     state: ScopePath<State, ChildState>, action: @escaping @Sendable (ChildAction) -> Action
   ) -> Store<ChildState, ChildAction>? {
     let embed = self.embed
-    return root.makeScope(
-      state: toState.appending(state), action: { embed(action($0)) }, fileID: fileID, line: line)
+    let path = toState.appending(state)
+    let childEmbed: @Sendable (ChildAction) -> RootAction = { embed(action($0)) }
+    if let store = root.makeScope(state: path, action: childEmbed, fileID: fileID, line: line) {
+      return store
+    }
+    // This store's own state is gone. A required child still gets a store, which answers from
+    // the last state it had, as this one does; an optional child has none.
+    guard case .required(let keyPath) = state else { return nil }
+    let initialState = lastKnown.withLock { $0[keyPath: keyPath] }
+    return Store(
+      scope: ScopedStore<RootState, RootAction, ChildState, ChildAction>(
+        root: root, toState: path, initialState: initialState, embed: childEmbed, fileID: fileID,
+        line: line),
+      initialState: initialState)
   }
 }
