@@ -10,7 +10,16 @@ let package = Package(
   ],
   targets: [
     .target(name: "Unidirectional"),
-    .testTarget(name: "UnidirectionalTests", dependencies: ["Unidirectional"]),
+    .testTarget(
+      name: "UnidirectionalTests",
+      dependencies: ["Unidirectional", "UnidirectionalTestSupport"]
+    ),
+    // Helpers shared by the test targets (logs, gates); not a product.
+    .target(
+      name: "UnidirectionalTestSupport",
+      dependencies: ["Unidirectional"],
+      path: "Tests/UnidirectionalTestSupport"
+    ),
 
     // Case study: Counter.
     .target(
@@ -25,7 +34,7 @@ let package = Package(
     ),
     .testTarget(
       name: "CounterCoreTests",
-      dependencies: ["CounterCore"],
+      dependencies: ["CounterCore", "UnidirectionalTestSupport"],
       path: "CaseStudies/Counter/Tests/CounterCoreTests"
     ),
 

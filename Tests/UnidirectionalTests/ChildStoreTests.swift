@@ -1,6 +1,7 @@
 import Observation
 import Testing
 import Unidirectional
+import UnidirectionalTestSupport
 
 @Suite struct ChildStoreTests {
   let log = Log<String>()

@@ -1,5 +1,6 @@
 import Testing
 import Unidirectional
+import UnidirectionalTestSupport
 
 @Suite struct ClockTests {
   @Test func testClockWakesSleepersWhenAdvancedInDeadlineOrder() async throws {

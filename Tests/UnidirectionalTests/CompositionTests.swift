@@ -1,5 +1,6 @@
 import Testing
 import Unidirectional
+import UnidirectionalTestSupport
 
 // A three-level tree: app → list → row, with an optional detail and an enum mode.
 

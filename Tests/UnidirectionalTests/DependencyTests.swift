@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Unidirectional
+import UnidirectionalTestSupport
 
 private struct Greeting: DependencyKey {
   static let liveValue = "live hello"

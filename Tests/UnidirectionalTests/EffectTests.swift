@@ -1,6 +1,6 @@
-import Synchronization
 import Testing
 import Unidirectional
+import UnidirectionalTestSupport
 
 /// A feature whose actions trigger each kind of effect; every reduced action is logged.
 struct Effects: Reducer {

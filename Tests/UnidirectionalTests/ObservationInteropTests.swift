@@ -1,6 +1,7 @@
 import Observation
 import Testing
 import Unidirectional
+import UnidirectionalTestSupport
 
 @Suite struct ObservationInteropTests {
   let store = Store(initialState: Board.State()) { Board() }

@@ -1,6 +1,6 @@
-import Synchronization
 import Testing
 import Unidirectional
+import UnidirectionalTestSupport
 
 /// Randomized check of the observation engine against an independent oracle.
 ///
@@ -171,7 +171,7 @@ import Unidirectional
   func firedObserversMatchTheOracle(seed: UInt64) {
     var random = SplitMix64(state: seed)
     let store = Store(initialState: State()) { Feature() }
-    let fired = Mutex<[Int]>([])
+    let fired = Locked<[Int]>([])
     var specs: [Int: ObserverSpec] = [:]
     var tokens: [Int: ObservationToken] = [:]
     var nextID = 0

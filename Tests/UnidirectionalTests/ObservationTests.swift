@@ -1,6 +1,6 @@
-import Synchronization
 import Testing
 import Unidirectional
+import UnidirectionalTestSupport
 
 struct Board: Reducer {
   struct State: Sendable {
@@ -213,7 +213,7 @@ struct Board: Reducer {
 
   @Test func anObserverCancelledByAnEarlierObserverDoesNotRun() {
     let runs = Log<String>()
-    let second = Mutex<ObservationToken?>(nil)
+    let second = Locked<ObservationToken?>(nil)
     let first = store.observe {
       runs.append("first")
       if store.flag { second.withLock { $0?.cancel() } }
@@ -231,7 +231,7 @@ struct Board: Reducer {
 
   @Test func anObserverMayCancelItself() {
     let runs = Log<Bool>()
-    let token = Mutex<ObservationToken?>(nil)
+    let token = Locked<ObservationToken?>(nil)
     token.withLock { token in
       token = store.observe {
         let flag = store.flag

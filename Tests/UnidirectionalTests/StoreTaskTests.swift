@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Unidirectional
+import UnidirectionalTestSupport
 
 /// `StoreTask`s of actions that were queued because another thread was processing the store.
 @Suite struct StoreTaskTests {

@@ -1,5 +1,6 @@
 import Testing
 import Unidirectional
+import UnidirectionalTestSupport
 
 struct Counter: Reducer {
   struct State: Equatable, Sendable {

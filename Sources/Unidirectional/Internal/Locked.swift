@@ -12,8 +12,12 @@
 /// value, which generic values read out of state are not, and the workaround (an optional
 /// captured across the closure) costs generic value-witness calls on every action. This is a
 /// plain `pthread_mutex_t` (a futex on Linux: one atomic instruction when uncontended).
+///
+/// It is also the lock the rest of the package (tests included) uses instead of `Mutex`: on Linux
+/// `Mutex` waits in uninstrumented library code, so ThreadSanitizer misses the ordering it gives
+/// and reports false races under contention, while it intercepts `pthread_mutex_lock`.
 @usableFromInline
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
   // Safe: `value` is read and written only between `lock()` and `unlock()` (directly, or through
   // `withLock`), so every access is serialized.
 
@@ -23,7 +27,7 @@ final class Locked<Value>: @unchecked Sendable {
   @usableFromInline @exclusivity(unchecked) var value: Value
 
   @inlinable
-  init(_ value: Value) {
+  package init(_ value: Value) {
     self.value = value
     self.mutex = .allocate(capacity: 1)
     let status = pthread_mutex_init(mutex, nil)
@@ -37,19 +41,19 @@ final class Locked<Value>: @unchecked Sendable {
 
   /// Acquires the lock. Not reentrant.
   @inlinable @inline(__always)
-  func lock() {
+  package func lock() {
     pthread_mutex_lock(mutex)
   }
 
   /// Releases the lock.
   @inlinable @inline(__always)
-  func unlock() {
+  package func unlock() {
     pthread_mutex_unlock(mutex)
   }
 
   /// Runs `body` with exclusive access to the value. Not reentrant.
   @inlinable @inline(__always)
-  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+  package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     lock()
     defer { unlock() }
     return try body(&value)

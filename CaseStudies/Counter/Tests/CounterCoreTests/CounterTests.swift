@@ -1,7 +1,7 @@
 import CounterCore
-import Synchronization
 import Testing
 import Unidirectional
+import UnidirectionalTestSupport
 
 @Suite struct CounterTests {
   @Test func incrementAndDecrement() {
@@ -29,7 +29,7 @@ import Unidirectional
 
   @Test func countObserverFiresOncePerChange() {
     let store = Store(initialState: Counter.State(count: .max)) { Counter() }
-    let seen = Mutex<[Int]>([])
+    let seen = Locked<[Int]>([])
     let token = store.observe(\.count) { count in seen.withLock { $0.append(count) } }
     store.send(.increment)  // Saturated: no change, no run.
     store.send(.decrement)

@@ -1,0 +1,64 @@
+import Unidirectional
+
+// Helpers shared by the package's test targets. `Locked` (the package's pthread lock) is used
+// instead of `Mutex` because ThreadSanitizer cannot see `Mutex`'s ordering on Linux.
+
+/// A thread-safe log that tests append to from observers and effects.
+public final class Log<Element: Sendable>: Sendable {
+  private let storage = Locked<[Element]>([])
+
+  /// Creates an empty log.
+  public init() {}
+
+  /// Appends `element`.
+  public func append(_ element: Element) {
+    storage.withLock { $0.append(element) }
+  }
+
+  /// Everything appended so far, in order.
+  public var values: [Element] {
+    storage.withLock { $0 }
+  }
+
+  /// Empties the log.
+  public func removeAll() {
+    storage.withLock { $0.removeAll() }
+  }
+}
+
+/// A one-shot gate an effect waits on until the test opens it.
+public final class Gate: Sendable {
+  private let state = Locked<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>(
+    (false, [])
+  )
+
+  /// Creates a closed gate.
+  public init() {}
+
+  /// Suspends until the gate is open.
+  public func wait() async {
+    await withCheckedContinuation { continuation in
+      let isOpen = state.withLock { state in
+        if !state.isOpen { state.waiters.append(continuation) }
+        return state.isOpen
+      }
+      if isOpen { continuation.resume() }
+    }
+  }
+
+  /// Opens the gate and resumes everyone waiting.
+  public func open() {
+    let waiters = state.withLock { state in
+      state.isOpen = true
+      defer { state.waiters = [] }
+      return state.waiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+}
+
+/// Suspends until cancelled.
+public func waitForCancellation() async {
+  let stream = AsyncStream<Never> { _ in }
+  for await _ in stream {}
+}
