@@ -5,11 +5,17 @@ let package = Package(
   name: "Unidirectional",
   products: [
     .library(name: "Unidirectional", targets: ["Unidirectional"]),
+    .library(name: "UnidirectionalTesting", targets: ["UnidirectionalTesting"]),
     .executable(name: "counter", targets: ["counter"]),
     .executable(name: "unidirectional-benchmarks", targets: ["UnidirectionalBenchmarks"]),
   ],
   targets: [
     .target(name: "Unidirectional"),
+    .target(name: "UnidirectionalTesting", dependencies: ["Unidirectional"]),
+    .testTarget(
+      name: "UnidirectionalTestingTests",
+      dependencies: ["UnidirectionalTesting", "UnidirectionalTestSupport"]
+    ),
     .testTarget(
       name: "UnidirectionalTests",
       dependencies: ["Unidirectional", "UnidirectionalTestSupport"]

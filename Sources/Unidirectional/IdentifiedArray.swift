@@ -323,3 +323,10 @@ extension IdentifiedArray: CustomStringConvertible {
     elements.description
   }
 }
+
+extension IdentifiedArray: CustomReflectable {
+  /// The elements as a collection, so that dumps and debuggers show them and not the index.
+  public var customMirror: Mirror {
+    Mirror(self, unlabeledChildren: elements, displayStyle: .collection)
+  }
+}

@@ -76,6 +76,18 @@ extension Store {
       initialState: initialState)
   }
 
+  /// The current state, read without recording it for any observer or registrar.
+  package var untrackedState: State { peek(\.self) }
+
+  /// The number of effect tasks of this store still running.
+  package var runningEffectCount: Int { effects.runningCount }
+
+  /// Blocks until no effect task of this store is running or `timeout` has passed, for code that
+  /// cannot `await` (a test store's deinit). Returns the number still running.
+  package func waitForRunningEffects(timeout: Duration) -> Int {
+    effects.waitForRunningEffects(timeout: timeout)
+  }
+
   /// Reads a value without recording it for any observer or registrar.
   func peek<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
     core.lock()

@@ -101,8 +101,8 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
 
   /// The dependencies in force when the store was created: its reducer and effects use them.
   @usableFromInline let dependencies: DependencyValues
-  /// Whether `dependencies` differ from the defaults, so that they must be bound.
-  @usableFromInline let bindsDependencies: Bool
+  /// When `dependencies` are bound around the reducer and effects.
+  @usableFromInline let dependencyBinding: DependencyBinding
   /// The recorder of observer runs on the draining thread; only that thread uses it.
   @usableFromInline let drainRecorder: AccessRecorder
 
@@ -125,7 +125,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     statePointer.initialize(to: initialState)
     self.reducer = reducer
     self.dependencies = DependencyValues.current
-    self.bindsDependencies = !dependencies.isDefault
+    self.dependencyBinding = dependencies.isDefault ? .whenOverridden : .always
     self.effects = EffectRuntime(reportIssue: onIssue)
     self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self), isDrainer: true)
     drainRecorder.store = ObjectIdentifier(self)
@@ -151,6 +151,27 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     self.init(initialState: initialState, reducer: reducer(), onIssue: onIssue)
   }
 
+  /// Creates a store whose effects hand their actions to `effectActions` instead of reducing them,
+  /// and which runs with the dependencies in force where `send` is called, for `TestStore`.
+  package init<R: Reducer>(
+    initialState: State,
+    reducer: R,
+    onIssue: @escaping @Sendable (StoreIssue) -> Void,
+    effectActions: @escaping @Sendable (Action) -> Void
+  ) where R.State == State, R.Action == Action {
+    self.scope = nil
+    self.core = Locked(Core())
+    self.statePointer = .allocate(capacity: 1)
+    statePointer.initialize(to: initialState)
+    self.reducer = reducer
+    self.dependencies = DependencyValues.current
+    self.dependencyBinding = .never
+    self.effects = EffectRuntime(reportIssue: onIssue)
+    self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self), isDrainer: true)
+    drainRecorder.store = ObjectIdentifier(self)
+    effects.connect(effectActions)
+  }
+
   /// Creates a child store: its own state and reducer stay unused, everything goes through
   /// `scope`.
   init(scope: some StoreScope<State, Action>, initialState: State) {
@@ -160,7 +181,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     statePointer.initialize(to: initialState)
     self.reducer = EmptyReducer()
     self.dependencies = DependencyValues.current
-    self.bindsDependencies = false
+    self.dependencyBinding = .never
     self.effects = EffectRuntime(reportIssue: StoreIssue.printToStandardError)
     self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self), isDrainer: true)
   }
@@ -255,8 +276,11 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   /// production): then the ones in force are the defaults too.
   @inlinable @inline(__always)
   func withStoreDependencies<R>(_ body: () -> R) -> R {
-    guard bindsDependencies || DependencyValues.mayBeOverridden else { return body() }
-    return bindingDependencies(body)
+    switch dependencyBinding {
+    case .always: return bindingDependencies(body)
+    case .whenOverridden where DependencyValues.mayBeOverridden: return bindingDependencies(body)
+    case .whenOverridden, .never: return body()
+    }
   }
 
   @usableFromInline

@@ -27,6 +27,14 @@ public struct StoreTask: Hashable, Sendable {
     self.handle = .pending(pending)
   }
 
+  /// A task for an action that started no asynchronous work.
+  package static let none = StoreTask(nil)
+
+  /// Whether the action started asynchronous work (which may have ended since).
+  package var hasAsynchronousWork: Bool {
+    if case .none = handle { false } else { true }
+  }
+
   /// Cancels the effects the action started. Actions they send afterwards are dropped.
   public func cancel() {
     switch handle {

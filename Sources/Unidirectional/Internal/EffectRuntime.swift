@@ -25,6 +25,9 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// running effects never keep their store alive.
   private let deliver = Locked<(@Sendable (Action) -> Void)?>(nil)
 
+  /// Signalled whenever an effect task ends, for ``waitForRunningEffects(timeout:)``.
+  private let idle = IdleSignal()
+
   /// Where failures go.
   let reportIssue: @Sendable (StoreIssue) -> Void
 
@@ -148,6 +151,14 @@ final class EffectRuntime<Action: Sendable>: Sendable {
         storage.tasksByCancelID[cancelID] = ids.isEmpty ? nil : ids
       }
     }
+    idle.signal()
+  }
+
+  /// Blocks the calling thread until no effect task is running or `timeout` has passed.
+  ///
+  /// - Returns: The number of effect tasks still running.
+  func waitForRunningEffects(timeout: Duration) -> Int {
+    idle.wait(until: { runningCount }, timeout: timeout)
   }
 
   // MARK: Running

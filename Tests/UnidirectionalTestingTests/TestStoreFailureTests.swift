@@ -1,0 +1,243 @@
+import Testing
+import Unidirectional
+import UnidirectionalTesting
+
+/// Every failure the test store reports, with its headline, message shape and location.
+@Suite struct TestStoreFailureTests {
+  @Test func aStateChangeThatDoesNotMatch() async {
+    var line = 0
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      line = #line + 1
+      await store.send(.increment) { $0.count = 2 }
+    }
+    #expect(failures.count == 1)
+    #expect(failures.first?.line == line)
+    #expect(
+      failures.first?.message == """
+        State change does not match expectation:
+
+            Feature.State(
+          −   count: 2,
+          +   count: 1,
+              fact: nil,
+              isTimerOn: false,
+              name: "counter"
+            )
+
+        (Expected: −, Actual: +)
+        """)
+  }
+
+  @Test func aChangeWhenNoneWasExpected() async {
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      await store.send(.rename("clock"))
+    }
+    #expect(
+      failures.map(\.headline) == ["State was not expected to change, but a change occurred:"])
+    #expect(failures.first?.message.contains("−   name: \"counter\"") == true)
+    #expect(failures.first?.message.contains("+   name: \"clock\"") == true)
+  }
+
+  @Test func anExpectedChangeThatDidNotHappen() async {
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      await store.send(.noop) { $0.count = 0 }
+    }
+    #expect(failures.map(\.headline) == ["Expected state to change, but no change occurred."])
+  }
+
+  @Test func observersThatFiredOrStayedSilentAreNamed() async {
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      store.observe("count") { _ = $0.count }
+      store.observe("name") { _ = $0.name }
+      await store.send(.increment, fires: ["name"]) { $0.count = 1 }
+      await store.send(.increment) { $0.count = 2 }
+      await store.send(.noop, fires: ["name"])
+    }
+    #expect(
+      failures.map(\.message) == [
+        """
+        Unexpected observers fired, and expected observers did not fire.
+
+        Fired but not expected: "count"
+        Expected but did not fire: "name"
+        """,
+        """
+        Unexpected observers fired.
+
+        Fired but not expected: "count"
+        """,
+        """
+        Expected observers did not fire.
+
+        Expected but did not fire: "name"
+        """,
+      ])
+  }
+
+  @Test func anUnexpectedReceivedAction() async {
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      await store.send(.sendTwice)
+      await store.receive(.second)
+      await store.receive(.second)
+    }
+    #expect(
+      failures.first?.message == """
+        Received an unexpected action:
+
+          − Feature.Action.second
+          + Feature.Action.first
+
+        (Expected: −, Actual: +)
+        """)
+    #expect(failures.count == 1)
+  }
+
+  @Test func noActionArrivesWhenNoEffectIsRunning() async {
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      await store.send(.increment) { $0.count = 1 }
+      await store.receive(.tick)
+    }
+    #expect(
+      failures.map(\.message) == [
+        """
+        Expected to receive an action, but no effect is running that could send one:
+
+            Feature.Action.tick
+        """
+      ])
+  }
+
+  @Test func noActionArrivesWithinTheTimeout() async {
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      await store.send(.neverEnding)
+      await store.receive(.tick, timeout: .milliseconds(10))
+      await store.skipInFlightEffects()
+    }
+    #expect(
+      failures.map(\.headline) == [
+        "Expected to receive an action, but none arrived within 0.01 seconds:"
+      ])
+  }
+
+  @Test func actionsLeftUnreceivedAtTheEnd() async {
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      await store.send(.sendTwice).finish()
+      await store.finish()
+    }
+    #expect(
+      failures.map(\.message) == [
+        """
+        The store received 2 unexpected action(s):
+
+            Feature.Action.first
+            Feature.Action.second
+        """
+      ])
+  }
+
+  @Test func actionsLeftUnreceivedWhenTheStoreIsReleased() async {
+    var line = 0
+    let failures = await recordedFailures {
+      line = #line + 1
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      await store.send(.sendTwice).finish()
+    }
+    #expect(
+      failures.map(\.headline) == [
+        "The store received 2 unexpected action(s) by the end of the test:"
+      ])
+    #expect(failures.first?.line == line)
+  }
+
+  @Test func actionsLeftUnreceivedBeforeTheNextSend() async {
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      await store.send(.factButtonTapped).finish()
+      await store.send(.increment) { $0.count = 1 }
+      #expect(store.state.fact == "0 is a test number.")
+    }
+    #expect(
+      failures.map(\.headline) == ["Must handle 1 received action(s) before sending an action:"])
+  }
+
+  @Test func effectsStillRunningAtFinish() async {
+    var lines: [Int] = []
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      lines.append(#line + 1)
+      await store.send(.neverEnding)
+      await store.send(.increment) { $0.count = 1 }
+      lines.append(#line + 1)
+      await store.send(.neverEnding)
+      await store.finish(timeout: .milliseconds(10))
+    }
+    #expect(failures.map(\.line) == lines)
+    #expect(
+      failures.allSatisfy {
+        $0.headline.hasPrefix("An effect returned for this action is still running.")
+      })
+  }
+
+  @Test func effectsStillRunningWhenTheStoreIsReleased() async {
+    var line = 0
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      line = #line + 1
+      await store.send(.neverEnding)
+    }
+    #expect(failures.map(\.line) == [line])
+    #expect(
+      failures.first?.headline.hasPrefix("An effect returned for this action is still running.")
+        == true)
+  }
+
+  @Test func aDependencyWithoutATestValueIsNamed() async {
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      await store.send(.useLiveOnly) { $0.count = 42 }
+    }
+    #expect(failures.count == 1)
+    #expect(failures.first?.message.contains("'LiveOnlyClient'") == true)
+  }
+
+  @Test func anEffectThatThrowsFailsTheTest() async {
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      await store.send(.throwInEffect).finish()
+    }
+    #expect(failures.count == 1)
+    #expect(failures.first?.message.contains("Failure") == true)
+  }
+
+  @Test func aDuplicateObserverNameIsReported() async {
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      store.observe("count") { _ = $0.count }
+      store.observe("count") { _ = $0.name }
+      await store.send(.rename("x"), fires: []) { $0.name = "x" }
+    }
+    #expect(failures.map(\.headline) == ["An observer named \"count\" is already registered."])
+  }
+
+  @Test func nonExhaustiveStillFailsOnWhatIsStated() async {
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      store.exhaustivity = .off
+      store.observe("name") { _ = $0.name }
+      await store.send(.increment) { $0.count = 5 }
+      await store.send(.increment, fires: ["name"])
+    }
+    #expect(
+      failures.map(\.headline) == [
+        "State change does not match expectation:", "Expected observers did not fire.",
+      ])
+  }
+}
