@@ -47,7 +47,7 @@ let package = Package(
     // Benchmarks: `swift run -c release unidirectional-benchmarks`.
     .executableTarget(
       name: "UnidirectionalBenchmarks",
-      dependencies: ["Unidirectional"],
+      dependencies: ["Unidirectional", "UnidirectionalTesting"],
       path: "Benchmarks/Sources/UnidirectionalBenchmarks"
     ),
   ],

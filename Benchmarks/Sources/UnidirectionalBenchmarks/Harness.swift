@@ -36,6 +36,8 @@ enum Target {
   case ratio(over: String, atMost: Double)
   /// Each action runs `observers` observers: at most this many nanoseconds per observer run.
   case perObserverRun(observers: Int, atMostNanoseconds: Double)
+  /// At most this many nanoseconds per action.
+  case absolute(atMostNanoseconds: Double)
 
   /// The figure's ratio or share, the target, and whether it is met; empty if the baseline was
   /// not measured in this run.
@@ -50,6 +52,9 @@ enum Target {
       let perRun = nanoseconds / Double(observers)
       let met = perRun <= atMost ? "ok" : "MISSED"
       return String(format: "%.1f ns per observer run (target <= %.0f) %@", perRun, atMost, met)
+    case .absolute(let atMost):
+      let met = nanoseconds <= atMost ? "ok" : "MISSED"
+      return String(format: "(target <= %.0f ns) %@", atMost, met)
     }
   }
 }

@@ -11,8 +11,8 @@ import Foundation
 let arguments = BenchmarkArguments(CommandLine.arguments.dropFirst())
 var results: [String: Double] = [:]
 
-for scenario in makeScenarios() + makeCompositionScenarios() where arguments.selects(scenario.name)
-{
+for scenario in makeScenarios() + makeCompositionScenarios() + makeTestStoreScenarios()
+where arguments.selects(scenario.name) {
   let nanoseconds = scenario.measure(arguments)
   results[scenario.name] = nanoseconds
   let name = scenario.name.padding(toLength: 50, withPad: " ", startingAt: 0)
