@@ -27,20 +27,27 @@ let package = Package(
       path: "Tests/UnidirectionalTestSupport"
     ),
 
+    // Shared by the case studies: the terminal (prompts, colour, errors) and input parsing.
+    .target(
+      name: "CaseStudySupport",
+      dependencies: ["Unidirectional"],
+      path: "CaseStudies/Shared/Sources/CaseStudySupport"
+    ),
+
     // Case study: Counter.
     .target(
       name: "CounterCore",
-      dependencies: ["Unidirectional"],
+      dependencies: ["Unidirectional", "CaseStudySupport"],
       path: "CaseStudies/Counter/Sources/CounterCore"
     ),
     .executableTarget(
       name: "counter",
-      dependencies: ["CounterCore"],
+      dependencies: ["CounterCore", "CaseStudySupport"],
       path: "CaseStudies/Counter/Sources/counter"
     ),
     .testTarget(
       name: "CounterCoreTests",
-      dependencies: ["CounterCore", "UnidirectionalTestSupport"],
+      dependencies: ["CounterCore", "UnidirectionalTesting", "UnidirectionalTestSupport"],
       path: "CaseStudies/Counter/Tests/CounterCoreTests"
     ),
 

@@ -1,39 +1,120 @@
 import Unidirectional
 
-/// The counter feature: a number you can increment and decrement.
+/// The counter feature, in the spirit of TCA's "Effects basics": a count, a number fact about it,
+/// a timer that counts up, and a delayed return to zero after going below it.
 public struct Counter: Reducer {
   /// The counter's state.
   public struct State: Equatable, Sendable {
     /// The current count.
     public var count: Int
+    /// The last number fact received, if any.
+    public var fact: String?
+    /// Whether a number fact is being computed.
+    public var isFactRequestInFlight: Bool
+    /// Whether the timer is counting up.
+    public var isTimerOn: Bool
 
     /// Creates a state.
-    ///
-    /// - Parameter count: The starting count.
-    public init(count: Int = 0) {
+    public init(
+      count: Int = 0, fact: String? = nil, isFactRequestInFlight: Bool = false,
+      isTimerOn: Bool = false
+    ) {
       self.count = count
+      self.fact = fact
+      self.isFactRequestInFlight = isFactRequestInFlight
+      self.isTimerOn = isTimerOn
     }
   }
 
-  /// What the user can do.
+  /// What the user and the effects can do.
   public enum Action: Equatable, Sendable {
-    /// Adds one.
+    /// Adds one; cancels a pending return to zero once the count is back at zero or above.
     case increment
-    /// Subtracts one.
+    /// Subtracts one; below zero, starts a one-second delayed increment back toward zero.
     case decrement
+    /// The delay started by a decrement below zero has passed.
+    case decrementDelayFinished
+    /// Asks the `NumberFact` dependency for a fact about the current count.
+    case factButtonTapped
+    /// The fact arrived.
+    case factResponse(String)
+    /// The fact could not be computed; the message says why.
+    case factFailed(String)
+    /// Starts the timer, or stops it if it is on.
+    case toggleTimer
+    /// One second of the timer has passed.
+    case timerTicked
   }
+
+  /// Cancellation ids of the counter's long-running effects.
+  public enum CancelID: Hashable, Sendable {
+    case decrementDelay
+    case fact
+    case timer
+  }
+
+  @Dependency(\.numberFact) var numberFact
+  @Dependency(\.continuousClock) var clock
 
   /// Creates the feature.
   public init() {}
 
-  /// Adds or subtracts one. The count saturates at the bounds of `Int` instead of trapping.
+  /// Handles one action. The count saturates at the bounds of `Int` instead of trapping.
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     switch action {
     case .increment:
       if state.count < .max { state.count += 1 }
+      state.fact = nil
+      return state.count >= 0 ? .cancel(id: CancelID.decrementDelay) : .none
+
     case .decrement:
       if state.count > .min { state.count -= 1 }
+      state.fact = nil
+      guard state.count < 0 else { return .none }
+      return .run { [clock] send in
+        try await clock.sleep(for: .seconds(1))
+        await send(.decrementDelayFinished)
+      }
+      .cancellable(id: CancelID.decrementDelay, cancelInFlight: true)
+
+    case .decrementDelayFinished:
+      if state.count < 0 { state.count += 1 }
+      return .none
+
+    case .factButtonTapped:
+      state.fact = nil
+      state.isFactRequestInFlight = true
+      let count = state.count
+      return .run { [numberFact] send in
+        await send(.factResponse(try await numberFact.fact(count)))
+      } catch: { error, send in
+        await send(.factFailed("\(error)"))
+      }
+      .cancellable(id: CancelID.fact, cancelInFlight: true)
+
+    case .factResponse(let fact):
+      state.fact = fact
+      state.isFactRequestInFlight = false
+      return .none
+
+    case .factFailed:
+      state.isFactRequestInFlight = false
+      return .none
+
+    case .toggleTimer:
+      state.isTimerOn.toggle()
+      guard state.isTimerOn else { return .cancel(id: CancelID.timer) }
+      return .run { [clock] send in
+        while true {
+          try await clock.sleep(for: .seconds(1))
+          await send(.timerTicked)
+        }
+      }
+      .cancellable(id: CancelID.timer, cancelInFlight: true)
+
+    case .timerTicked:
+      if state.count < .max { state.count += 1 }
+      return .none
     }
-    return .none
   }
 }

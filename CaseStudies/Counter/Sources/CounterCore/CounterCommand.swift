@@ -1,7 +1,13 @@
+import CaseStudySupport
+
 /// One line of user input to the counter program, parsed.
 public enum CounterCommand: Equatable, Sendable {
   /// Send this action to the store.
   case send(Counter.Action)
+  /// Let time pass (for scripts: the timer ticks meanwhile).
+  case wait(Duration)
+  /// Show the commands.
+  case help
   /// Stop the program.
   case quit
   /// Nothing to do (an empty or all-blank line).
@@ -10,38 +16,47 @@ public enum CounterCommand: Equatable, Sendable {
   case invalid(message: String)
 
   /// The commands the program understands, for help and error messages.
-  public static let usage = "+ (increment), - (decrement), quit"
+  public static let usage = "+, -, fact, timer, wait SECONDS, help, quit"
+
+  /// What each command does, one per line.
+  public static let commandList = """
+    +             add one
+    -             subtract one (below zero, the count returns toward zero after a second)
+    fact          a fact about the current count
+    timer         start or stop a timer that adds one every second
+    wait SECONDS  let time pass, up to 60 seconds (for scripts)
+    help          this list
+    quit          leave (so does the end of input)
+    """
 
   /// Parses one line. Surrounding whitespace is ignored; anything else is an error.
   ///
   /// - Parameter line: The line, without its newline.
   public init(_ line: String) {
-    let command = line.trimmingWhitespace()
-    switch command {
-    case "+": self = .send(.increment)
-    case "-": self = .send(.decrement)
-    case "quit": self = .quit
-    case "": self = .nothing
+    let (command, argument) = line.commandAndArgument
+    switch (command, argument.isEmpty) {
+    case ("", _): self = .nothing
+    case ("+", true): self = .send(.increment)
+    case ("-", true): self = .send(.decrement)
+    case ("fact", true): self = .send(.factButtonTapped)
+    case ("timer", true): self = .send(.toggleTimer)
+    case ("help", true): self = .help
+    case ("quit", true): self = .quit
+    case ("wait", _):
+      guard let seconds = Double(argument), seconds >= 0, seconds <= 60 else {
+        self = .invalid(
+          message: "'wait' needs a number of seconds from 0 to 60, e.g. 'wait 2'; got "
+            + "'\(argument.truncatedForDisplay())'")
+        return
+      }
+      self = .wait(.milliseconds(Int((seconds * 1000).rounded())))
+    case ("+", false), ("-", false), ("fact", false), ("timer", false), ("help", false),
+      ("quit", false):
+      self = .invalid(message: "'\(command)' takes no argument; valid commands: \(Self.usage)")
     default:
       self = .invalid(
         message: "unknown command '\(command.truncatedForDisplay())'; valid commands: \(Self.usage)"
       )
     }
-  }
-}
-
-extension String {
-  func trimmingWhitespace() -> Substring {
-    let isBlank: (Character) -> Bool = { $0.isWhitespace }
-    guard let first = firstIndex(where: { !isBlank($0) }) else { return "" }
-    let last = lastIndex(where: { !isBlank($0) })!
-    return self[first...last]
-  }
-}
-
-extension Substring {
-  /// Long input is cut to keep error messages to one readable line.
-  func truncatedForDisplay(limit: Int = 40) -> String {
-    count > limit ? String(prefix(limit)) + "…" : String(self)
   }
 }

@@ -1,9 +1,10 @@
-// The counter case study: reads commands from standard input, one per line, and prints the
-// count whenever it changes.
+// The counter case study: reads commands from standard input, one per line, and prints what
+// changes. Interactive at a terminal (a prompt, `help`); plain when piped, so it can be scripted:
 //
 //   swift run counter
-//   printf '+\n+\n-\nquit\n' | swift run counter
+//   printf '+\nfact\ntimer\nwait 2.5\ntimer\nquit\n' | swift run counter
 
+import CaseStudySupport
 import CounterCore
 import Foundation
 import Unidirectional
@@ -12,31 +13,51 @@ if CommandLine.arguments.dropFirst().contains(where: { $0 == "--help" || $0 == "
   print(
     """
     usage: counter
-    Reads commands from standard input, one per line: \(CounterCommand.usage).
-    Prints the count when it changes. Ends at 'quit' or at the end of input.
+    Reads commands from standard input, one per line, and prints what changes:
+
+    \(CounterCommand.commandList)
+
+    At a terminal it prompts for each command. From a pipe or a file it prints only the output,
+    and runs each command's effects to the end before reading the next line (except the timer,
+    which runs until stopped: use 'wait' to let it tick). Exits with status 0 at 'quit' or at the
+    end of input. Colour is used at a terminal unless NO_COLOR is set.
     """
   )
   exit(0)
 }
-
-let store = Store(initialState: Counter.State()) { Counter() }
-
-// Output comes from an observer, never from the reducer: it runs now and after every change.
-let countLabel = store.observe(\.count) { count in
-  print("count: \(count)")
+if let unknown = CommandLine.arguments.dropFirst().first {
+  FileHandle.standardError.write(Data("error: unknown argument '\(unknown)'; try --help\n".utf8))
+  exit(2)
 }
 
-while let line = readLine() {
+let terminal = Terminal()
+let store = Store(initialState: Counter.State()) { Counter() }
+
+// Output comes from observers, one per concern, never from the reducer: each is redrawn only
+// when the values it read changed.
+let observers = store.display(CounterDisplay.concerns, on: terminal)
+
+if terminal.isInteractive { terminal.print("Type a command, or 'help'.") }
+loop: while true {
+  terminal.prompt("counter> ")
+  guard let line = terminal.readLine() else { break }
   switch CounterCommand(line) {
   case .send(let action):
-    store.send(action)
+    let task = store.send(action)
+    // From a script, each command's effects run to the end before the next line, so output
+    // does not depend on timing; the timer runs until stopped.
+    if !terminal.isInteractive, action != .toggleTimer { await task.finish() }
+  case .wait(let duration):
+    try? await Task.sleep(for: duration)
+  case .help:
+    terminal.print(CounterCommand.commandList)
   case .quit:
-    exit(0)
+    break loop
   case .nothing:
     continue
   case .invalid(let message):
-    fflush(nil)  // Keep output and error lines in order when both go to one place.
-    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    terminal.printError(message)
   }
 }
-withExtendedLifetime(countLabel) {}
+withExtendedLifetime(observers) {}
+exit(0)

@@ -1,54 +1,44 @@
 import Foundation
 import Testing
+import UnidirectionalTestSupport
 
 /// Runs the built `counter` executable end to end, as a user piping commands would.
 @Suite struct CounterProgramTests {
-  /// The `counter` executable beside the test bundle (`swift build` puts every product in the
-  /// same directory).
-  static var executable: URL {
-    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("counter")
-  }
-
-  struct Output {
-    var status: Int32
-    var standardOutput: String
-    var standardError: String
-  }
-
-  static func run(input: Data, arguments: [String] = []) throws -> Output {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    let stdin = Pipe()
-    let stdout = Pipe()
-    let stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    stdin.fileHandleForWriting.write(input)
-    try stdin.fileHandleForWriting.close()
-    let out = stdout.fileHandleForReading.readDataToEndOfFile()
-    let err = stderr.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Output(
-      status: process.terminationStatus,
-      standardOutput: String(decoding: out, as: UTF8.self),
-      standardError: String(decoding: err, as: UTF8.self)
-    )
+  static func run(_ input: String, arguments: [String] = []) throws -> Program.Output {
+    try Program.run("counter", input: Data(input.utf8), arguments: arguments)
   }
 
   @Test func executableIsBuilt() {
-    #expect(
-      FileManager.default.isExecutableFile(atPath: Self.executable.path),
-      "build the package first: \(Self.executable.path) is missing")
+    let path = Program.executable(named: "counter").path
+    #expect(FileManager.default.isExecutableFile(atPath: path), "build the package first: \(path)")
   }
 
   @Test func pipedSession() throws {
-    let output = try Self.run(input: Data("+\n+\n\n-\nquit\n+\n".utf8))
+    let output = try Self.run("+\n+\n\n-\nquit\n+\n")
     #expect(output.status == 0)
     #expect(output.standardOutput == "count: 0\ncount: 1\ncount: 2\ncount: 1\n")
+    #expect(output.standardError.isEmpty)
+  }
+
+  @Test func effectsInAScript() throws {
+    // From a pipe each command's effects finish before the next line: the fact arrives, the
+    // count returns to zero a second after going below it, and the timer ticks while waiting.
+    let output = try Self.run("+\nfact\n-\n-\ntimer\nwait 1.5\ntimer\n")
+    #expect(output.status == 0)
+    #expect(
+      output.standardOutput == """
+        count: 0
+        count: 1
+        computing a fact…
+        fact: 1 is a square: 1 × 1.
+        count: 0
+        count: -1
+        count: 0
+        timer: on
+        count: 1
+        timer: off
+
+        """)
     #expect(output.standardError.isEmpty)
   }
 
@@ -56,24 +46,33 @@ import Testing
     var input = Data("oops\n+\n".utf8)
     input.append(contentsOf: [0xFF, 0xFE, 0x0A])  // Not UTF-8.
     input.append(Data(String(repeating: "y", count: 50_000).utf8))
-    input.append(Data("\n+\n".utf8))
-    let output = try Self.run(input: input)
+    input.append(Data("\nwait forever\n+\n".utf8))
+    let output = try Program.run("counter", input: input)
     #expect(output.status == 0)
     #expect(output.standardOutput == "count: 0\ncount: 1\ncount: 2\n")
     let errors = output.standardError.split(separator: "\n")
-    #expect(errors.count == 3)
-    #expect(errors.allSatisfy { $0.hasPrefix("error: unknown command") && $0.contains("quit") })
+    #expect(errors.count == 4)
+    #expect(errors.prefix(3).allSatisfy { $0.hasPrefix("error: unknown command") })
+    #expect(errors.last?.hasPrefix("error: 'wait' needs a number of seconds") == true)
+  }
+
+  @Test func helpListsTheCommands() throws {
+    let output = try Self.run("help\n")
+    #expect(output.standardOutput.contains("timer         start or stop a timer"))
   }
 
   @Test func endOfInputExitsZero() throws {
-    let output = try Self.run(input: Data())
+    let output = try Self.run("")
     #expect(output.status == 0)
     #expect(output.standardOutput == "count: 0\n")
   }
 
-  @Test func help() throws {
-    let output = try Self.run(input: Data(), arguments: ["--help"])
+  @Test func usage() throws {
+    let output = try Self.run("", arguments: ["--help"])
     #expect(output.status == 0)
     #expect(output.standardOutput.hasPrefix("usage: counter"))
+    let bad = try Self.run("", arguments: ["--bogus"])
+    #expect(bad.status == 2)
+    #expect(bad.standardError == "error: unknown argument '--bogus'; try --help\n")
   }
 }
