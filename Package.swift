@@ -7,6 +7,7 @@ let package = Package(
     .library(name: "Unidirectional", targets: ["Unidirectional"]),
     .library(name: "UnidirectionalTesting", targets: ["UnidirectionalTesting"]),
     .executable(name: "counter", targets: ["counter"]),
+    .executable(name: "tictactoe", targets: ["tictactoe"]),
     .executable(name: "unidirectional-benchmarks", targets: ["UnidirectionalBenchmarks"]),
   ],
   targets: [
@@ -49,6 +50,23 @@ let package = Package(
       name: "CounterCoreTests",
       dependencies: ["CounterCore", "UnidirectionalTesting", "UnidirectionalTestSupport"],
       path: "CaseStudies/Counter/Tests/CounterCoreTests"
+    ),
+
+    // Case study: TicTacToe.
+    .target(
+      name: "TicTacToeCore",
+      dependencies: ["Unidirectional", "CaseStudySupport"],
+      path: "CaseStudies/TicTacToe/Sources/TicTacToeCore"
+    ),
+    .executableTarget(
+      name: "tictactoe",
+      dependencies: ["TicTacToeCore", "CaseStudySupport"],
+      path: "CaseStudies/TicTacToe/Sources/tictactoe"
+    ),
+    .testTarget(
+      name: "TicTacToeCoreTests",
+      dependencies: ["TicTacToeCore", "UnidirectionalTesting", "UnidirectionalTestSupport"],
+      path: "CaseStudies/TicTacToe/Tests/TicTacToeCoreTests"
     ),
 
     // Benchmarks: `swift run -c release unidirectional-benchmarks`.

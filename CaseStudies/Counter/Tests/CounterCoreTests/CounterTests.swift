@@ -148,6 +148,24 @@ import UnidirectionalTesting
   }
 }
 
+/// The README's testing example, kept here so that it compiles and passes.
+@Test func readmeExample() async {
+  let store = TestStore(initialState: Counter.State()) {
+    Counter()
+  } withDependencies: {
+    $0.numberFact = NumberFact { "\($0) is a good number." }
+  }
+  store.observe("count label") { store in _ = store.count }
+  store.observe("fact label") { store in _ = store.fact }
+
+  await store.send(.increment, fires: ["count label"]) { $0.count = 1 }
+  await store.send(.factButtonTapped) { $0.isFactRequestInFlight = true }
+  await store.receive(.factResponse("1 is a good number."), fires: ["fact label"]) {
+    $0.isFactRequestInFlight = false
+    $0.fact = "1 is a good number."
+  }
+}
+
 @Suite struct NumberFactTests {
   @Test func facts() {
     #expect(NumberFact.offlineFact(about: 0) == "0 is neither positive nor negative.")

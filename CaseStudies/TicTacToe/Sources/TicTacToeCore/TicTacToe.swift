@@ -1,0 +1,80 @@
+import Unidirectional
+
+/// The whole TicTacToe program: logged out (the login screens) or logged in (new game and game).
+public struct TicTacToe: Reducer {
+  /// Which side of the login the user is on; one case at a time.
+  public enum State: Equatable, Sendable {
+    /// Logging in.
+    case login(Login.State)
+    /// Logged in: choosing players, or playing.
+    case newGame(NewGame.State)
+
+    /// The login screens' state, when logged out.
+    public var login: Login.State? {
+      if case .login(let state) = self { state } else { nil }
+    }
+
+    /// The new-game screen's state, when logged in.
+    public var newGame: NewGame.State? {
+      if case .newGame(let state) = self { state } else { nil }
+    }
+
+    /// The start: logged out, with an empty form.
+    public init() {
+      self = .login(Login.State())
+    }
+  }
+
+  /// The actions of whichever screen is shown.
+  public enum Action: Equatable, Sendable {
+    /// An action of the login screens.
+    case login(Login.Action)
+    /// An action of the new-game screen or the game.
+    case newGame(NewGame.Action)
+  }
+
+  /// Creates the feature.
+  public init() {}
+
+  /// Routes actions to the active side, and moves between them on login and logout.
+  public var body: some Reducer<State, Action> {
+    Scope(state: .login, action: .login) { Login() }
+    Scope(state: .newGame, action: .newGame) { NewGame() }
+    Reduce { state, action in
+      switch action {
+      case .login(.loginSucceeded(let response)) where !response.twoFactorRequired,
+        .login(.twoFactor(.twoFactorSucceeded(let response))) where !response.twoFactorRequired:
+        state = .newGame(NewGame.State())
+      case .newGame(.logoutButtonTapped):
+        state = .login(Login.State())
+      default:
+        break
+      }
+      return .none
+    }
+  }
+}
+
+extension CasePath where Root == TicTacToe.State {
+  /// The login side of the app's state.
+  public static var login: CasePath<TicTacToe.State, Login.State> {
+    .init(TicTacToe.State.login) { $0.login }
+  }
+
+  /// The logged-in side of the app's state.
+  public static var newGame: CasePath<TicTacToe.State, NewGame.State> {
+    .init(TicTacToe.State.newGame) { $0.newGame }
+  }
+}
+
+extension CasePath where Root == TicTacToe.Action {
+  /// Routes login actions.
+  public static var login: CasePath<TicTacToe.Action, Login.Action> {
+    .init(TicTacToe.Action.login) { if case .login(let action) = $0 { action } else { nil } }
+  }
+
+  /// Routes new-game and game actions.
+  public static var newGame: CasePath<TicTacToe.Action, NewGame.Action> {
+    .init(TicTacToe.Action.newGame) { if case .newGame(let action) = $0 { action } else { nil } }
+  }
+}

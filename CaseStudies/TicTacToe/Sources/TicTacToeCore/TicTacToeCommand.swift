@@ -1,0 +1,224 @@
+import CaseStudySupport
+
+/// One line of user input to the TicTacToe program, parsed for the screen it was typed on.
+///
+/// Input that cannot apply now (a move onto a taken cell, a move after the end, anything while a
+/// request is in flight) is `invalid` with a message, so the state never changes on bad input.
+public enum TicTacToeCommand: Equatable, Sendable {
+  /// Send this action to the store.
+  case send(TicTacToe.Action)
+  /// Show the commands of the current screen.
+  case help
+  /// Leave the program.
+  case exit
+  /// Nothing to do (an empty or all-blank line).
+  case nothing
+  /// The line cannot be used now; `message` says why and what is allowed.
+  case invalid(message: String)
+
+  /// The commands of each screen, for help and error messages.
+  public static func usage(on screen: Screen) -> String {
+    switch screen {
+    case .login: "email ADDRESS, password SECRET, login, help, quit"
+    case .twoFactor: "code DIGITS, submit, back, help, quit"
+    case .newGame: "x NAME, o NAME, start, logout, help, quit"
+    case .game: "a move such as b2 (column a-c, row 1-3), again, quit, exit, help"
+    }
+  }
+
+  /// What each command of a screen does, one per line.
+  public static func commandList(on screen: Screen) -> String {
+    switch screen {
+    case .login:
+      """
+      email ADDRESS    set the email (an address with '@'; add '2fa' to it to try two-factor)
+      password SECRET  set the password (the demo accepts 'password')
+      login            log in
+      quit             leave the program (so does the end of input)
+      """
+    case .twoFactor:
+      """
+      code DIGITS      set the two-factor code (the demo accepts 1234)
+      submit           check the code
+      back             return to the login screen
+      quit             leave the program
+      """
+    case .newGame:
+      """
+      x NAME           set the name of player X
+      o NAME           set the name of player O
+      start            start a game
+      logout           log out
+      quit             leave the program
+      """
+    case .game:
+      """
+      b2               mark a cell: column a, b or c, then row 1, 2 or 3
+      again            play again with the same players, once the game is over
+      quit             leave the game for the new-game screen
+      exit             leave the program
+      """
+    }
+  }
+
+  /// Parses one line typed on the screen of `state`.
+  ///
+  /// - Parameters:
+  ///   - line: The line, without its newline.
+  ///   - state: The program's state when the line is read.
+  public init(_ line: String, state: TicTacToe.State) {
+    let (command, argument) = line.commandAndArgument
+    let screen = state.screen
+    switch command {
+    case "":
+      self = .nothing
+      return
+    case "help":
+      self = .help
+      return
+    case "exit":
+      self = .exit
+      return
+    case "quit" where screen != .game:
+      self = .exit
+      return
+    default: break
+    }
+    let invalid = { (message: String) in Self.invalid(message: message) }
+    let unknown = invalid(
+      "unknown command '\(command.truncatedForDisplay())'; valid here: \(Self.usage(on: screen))")
+
+    switch state {
+    case .login(let login):
+      if let twoFactor = login.twoFactor {
+        self = Self.twoFactor(command, argument, twoFactor) ?? unknown
+      } else {
+        self = Self.login(command, argument, login) ?? unknown
+      }
+    case .newGame(let newGame):
+      if let game = newGame.game {
+        self = Self.game(command, argument, game) ?? unknown
+      } else {
+        self = Self.newGame(command, argument, newGame) ?? unknown
+      }
+    }
+  }
+
+  private static func login(_ command: Substring, _ argument: Substring, _ state: Login.State)
+    -> Self?
+  {
+    guard ["email", "password", "login"].contains(command) else { return nil }
+    if state.isLoginRequestInFlight {
+      return .invalid(message: "please wait: logging in…")
+    }
+    switch command {
+    case "email":
+      guard !argument.isEmpty else {
+        return .invalid(message: "'email' needs an address, e.g. 'email blob@example.com'")
+      }
+      return .send(.login(.emailChanged(String(argument))))
+    case "password":
+      guard !argument.isEmpty else {
+        return .invalid(message: "'password' needs a password, e.g. 'password secret'")
+      }
+      return .send(.login(.passwordChanged(String(argument))))
+    default:
+      guard argument.isEmpty else { return noArgument(command, on: .login) }
+      guard state.isFormValid else {
+        return .invalid(message: "set an email and a password first ('email …', 'password …')")
+      }
+      return .send(.login(.loginButtonTapped))
+    }
+  }
+
+  private static func twoFactor(
+    _ command: Substring, _ argument: Substring, _ state: TwoFactor.State
+  ) -> Self? {
+    switch command {
+    case "back":
+      // Allowed while the code is being checked: the check is abandoned.
+      guard argument.isEmpty else { return noArgument(command, on: .twoFactor) }
+      return .send(.login(.twoFactorDismissed))
+    case "code", "submit":
+      if state.isRequestInFlight { return .invalid(message: "please wait: checking the code…") }
+      if command == "code" {
+        guard !argument.isEmpty else {
+          return .invalid(message: "'code' needs the code, e.g. 'code 1234'")
+        }
+        return .send(.login(.twoFactor(.codeChanged(String(argument)))))
+      }
+      guard argument.isEmpty else { return noArgument(command, on: .twoFactor) }
+      guard state.canSubmit else {
+        return .invalid(message: "set the code first ('code …')")
+      }
+      return .send(.login(.twoFactor(.submitButtonTapped)))
+    default:
+      return nil
+    }
+  }
+
+  private static func newGame(_ command: Substring, _ argument: Substring, _ state: NewGame.State)
+    -> Self?
+  {
+    switch command {
+    case "x", "o":
+      guard !argument.isEmpty else {
+        return .invalid(message: "'\(command)' needs a name, e.g. '\(command) Blob'")
+      }
+      guard argument.count <= 40 else {
+        return .invalid(message: "a name can have at most 40 characters")
+      }
+      let name = String(argument)
+      return .send(.newGame(command == "x" ? .xNameChanged(name) : .oNameChanged(name)))
+    case "start":
+      guard argument.isEmpty else { return noArgument(command, on: .newGame) }
+      guard state.canStart else {
+        return .invalid(message: "name both players first ('x NAME', 'o NAME')")
+      }
+      return .send(.newGame(.letsPlayButtonTapped))
+    case "logout":
+      guard argument.isEmpty else { return noArgument(command, on: .newGame) }
+      return .send(.newGame(.logoutButtonTapped))
+    default:
+      return nil
+    }
+  }
+
+  private static func game(_ command: Substring, _ argument: Substring, _ state: Game.State)
+    -> Self?
+  {
+    switch command {
+    case "again":
+      guard argument.isEmpty else { return noArgument(command, on: .game) }
+      guard state.isOver else { return .invalid(message: "the game is not over yet") }
+      return .send(.newGame(.game(.playAgainButtonTapped)))
+    case "quit":
+      guard argument.isEmpty else { return noArgument(command, on: .game) }
+      return .send(.newGame(.game(.quitButtonTapped)))
+    default:
+      let text = argument.isEmpty ? command : command + argument
+      guard let (row, column) = Board.parseCoordinate(text) else { return nil }
+      let cell = Board.coordinate(row: row, column: column)
+      if state.isOver {
+        return .invalid(message: "the game is over; type 'again' to play again or 'quit' to leave")
+      }
+      guard state.board[row, column] == nil else {
+        return .invalid(message: "\(cell) is taken; free cells: \(freeCells(state.board))")
+      }
+      return .send(.newGame(.game(.cellTapped(row: row, column: column))))
+    }
+  }
+
+  private static func noArgument(_ command: Substring, on screen: Screen) -> Self {
+    .invalid(message: "'\(command)' takes no argument; valid here: \(usage(on: screen))")
+  }
+
+  private static func freeCells(_ board: Board) -> String {
+    (0..<3).flatMap { row in
+      (0..<3).compactMap { column in
+        board[row, column] == nil ? Board.coordinate(row: row, column: column) : nil
+      }
+    }
+    .joined(separator: ", ")
+  }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+import UnidirectionalTestSupport
+
+/// Runs the built `tictactoe` executable end to end, as a user piping a session would.
+@Suite struct TicTacToeProgramTests {
+  static func run(_ lines: [String], arguments: [String] = []) throws -> Program.Output {
+    let input = lines.map { $0 + "\n" }.joined()
+    return try Program.run("tictactoe", input: Data(input.utf8), arguments: arguments)
+  }
+
+  /// Output without the boards' lines, which are checked separately.
+  static func messages(_ output: String) -> [Substring] {
+    output.split(separator: "\n").filter {
+      !($0.hasPrefix("    a   b   c") || $0.hasPrefix("   ---") || $0.first?.isNumber == true)
+    }
+  }
+
+  @Test func aFullSession() throws {
+    let output = try Self.run([
+      "email blob2fa@example.com", "password password", "login", "code 1234", "submit",
+      "x Ann", "o Bob", "start",
+      // O wins down column b.
+      "a1", "b1", "a2", "b2", "c3", "b3",
+      "again",
+      // A tie.
+      "a1", "b1", "c1", "b2", "a2", "c2", "b3", "a3", "c3",
+      "quit", "logout",
+    ])
+    #expect(output.status == 0)
+    #expect(output.standardError.isEmpty)
+    #expect(
+      Self.messages(output.standardOutput) == [
+        "== Log in ==",
+        "commands: email ADDRESS, password SECRET, login, help, quit",
+        "ready: type 'login'",
+        "logging in…",
+        "== Two-factor authentication ==",
+        "commands: code DIGITS, submit, back, help, quit",
+        "checking the code…",
+        "== New game ==",
+        "commands: x NAME, o NAME, start, logout, help, quit",
+        "ready: type 'start'",
+        "== Game ==",
+        "commands: a move such as b2 (column a-c, row 1-3), again, quit, exit, help",
+        "X (Ann) to move", "O (Bob) to move", "X (Ann) to move", "O (Bob) to move",
+        "X (Ann) to move", "O (Bob) to move",
+        "O (Bob) wins! Type 'again' to play again or 'quit' to leave.",
+        "X (Ann) to move", "O (Bob) to move", "X (Ann) to move", "O (Bob) to move",
+        "X (Ann) to move", "O (Bob) to move", "X (Ann) to move", "O (Bob) to move",
+        "X (Ann) to move",
+        "It's a tie. Type 'again' to play again or 'quit' to leave.",
+        "== New game ==",
+        "commands: x NAME, o NAME, start, logout, help, quit",
+        "== Log in ==",
+        "commands: email ADDRESS, password SECRET, login, help, quit",
+      ])
+    // The board after O's win, as drawn.
+    #expect(
+      output.standardOutput.contains(
+        """
+            a   b   c
+        1   X | O |
+           ---+---+---
+        2   X | O |
+           ---+---+---
+        3     | O | X
+        O (Bob) wins!
+        """))
+  }
+
+  @Test func badInputGetsOneErrorLineEachAndNothingChanges() throws {
+    var input = Data("dance\nlogin\nemail a@b.c\npassword nope\nlogin\n".utf8)
+    input.append(contentsOf: [0xFF, 0xFE, 0x0A])  // Not UTF-8.
+    input.append(Data(String(repeating: "y", count: 50_000).utf8))
+    input.append(Data("\n".utf8))
+    let output = try Program.run("tictactoe", input: input)
+    #expect(output.status == 0)
+    let errors = output.standardError.split(separator: "\n")
+    #expect(errors.count == 4)
+    #expect(
+      errors[0]
+        == "error: unknown command 'dance'; valid here: email ADDRESS, password SECRET, login, help, quit"
+    )
+    #expect(errors[1] == "error: set an email and a password first ('email …', 'password …')")
+    #expect(errors[2].hasPrefix("error: unknown command '\u{FFFD}"))
+    #expect(errors[3].hasPrefix("error: unknown command 'yyyy"))
+    #expect(output.standardOutput.contains("login failed: Wrong email or password."))
+  }
+
+  @Test func usage() throws {
+    let output = try Self.run([], arguments: ["--help"])
+    #expect(output.status == 0)
+    #expect(output.standardOutput.hasPrefix("usage: tictactoe"))
+    #expect(try Self.run([], arguments: ["-x"]).status == 2)
+  }
+}
