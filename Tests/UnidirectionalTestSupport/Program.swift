@@ -56,3 +56,49 @@ public enum Program {
       standardError: String(decoding: err.withLock { $0 }, as: UTF8.self))
   }
 }
+
+#if canImport(Glibc)
+  import Glibc
+
+  extension Program {
+    /// Runs the executable `name` with a pseudo-terminal as its standard input and output, as a
+    /// person at a terminal would, and returns everything it wrote there (with the terminal's
+    /// echo of `input`).
+    public static func runInTerminal(
+      _ name: String, input: String, environment: [String: String]
+    ) throws -> String {
+      var primary: Int32 = 0
+      var secondary: Int32 = 0
+      guard openpty(&primary, &secondary, nil, nil, nil) == 0 else {
+        throw POSIXError(.init(rawValue: errno) ?? .EIO)
+      }
+      let terminal = FileHandle(fileDescriptor: secondary, closeOnDealloc: true)
+      let process = Process()
+      process.executableURL = executable(named: name)
+      process.environment = environment
+      process.standardInput = terminal
+      process.standardOutput = terminal
+      process.standardError = terminal
+      try process.run()
+      try terminal.close()  // The child has its own copy.
+      let output = Locked(Data())
+      let reader = DispatchGroup()
+      let primaryDescriptor = primary
+      DispatchQueue.global().async(group: reader) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+          let count = read(primaryDescriptor, &buffer, buffer.count)
+          // EIO once the child has exited and closed the terminal.
+          guard count > 0 else { break }
+          output.withLock { $0.append(contentsOf: buffer[..<count]) }
+        }
+      }
+      let bytes = Array(input.utf8)
+      _ = bytes.withUnsafeBytes { write(primary, $0.baseAddress, $0.count) }
+      process.waitUntilExit()
+      reader.wait()
+      close(primary)
+      return String(decoding: output.withLock { $0 }, as: UTF8.self)
+    }
+  }
+#endif

@@ -76,3 +76,21 @@ import UnidirectionalTestSupport
     #expect(bad.standardError == "error: unknown argument '--bogus'; try --help\n")
   }
 }
+
+/// The counter at a terminal: a prompt, and colour unless `NO_COLOR` is set.
+@Suite struct CounterTerminalTests {
+  @Test func promptsAndColoursAtATerminal() throws {
+    let output = try Program.runInTerminal(
+      "counter", input: "+\nquit\n", environment: ["TERM": "xterm"])
+    #expect(output.contains("counter> "))
+    #expect(output.contains("count: \u{1B}[1m1\u{1B}[0m"))
+  }
+
+  @Test func noColourWhenNoColorIsSet() throws {
+    let output = try Program.runInTerminal(
+      "counter", input: "+\nquit\n", environment: ["TERM": "xterm", "NO_COLOR": "1"])
+    #expect(output.contains("counter> "))
+    #expect(output.contains("count: 1"))
+    #expect(!output.contains("\u{1B}[1m"))
+  }
+}

@@ -95,3 +95,21 @@ import UnidirectionalTestSupport
     #expect(try Self.run([], arguments: ["-x"]).status == 2)
   }
 }
+
+/// TicTacToe at a terminal: a prompt, `help`, and colour unless `NO_COLOR` is set.
+@Suite struct TicTacToeTerminalTests {
+  @Test func promptsHelpsAndColoursAtATerminal() throws {
+    let output = try Program.runInTerminal(
+      "tictactoe", input: "help\nquit\n", environment: ["TERM": "xterm"])
+    #expect(output.contains("tictactoe> "))
+    #expect(output.contains("\u{1B}[1m== Log in ==\u{1B}[0m"))
+    #expect(output.contains("password SECRET  set the password"))
+  }
+
+  @Test func noColourWhenNoColorIsSet() throws {
+    let output = try Program.runInTerminal(
+      "tictactoe", input: "quit\n", environment: ["TERM": "xterm", "NO_COLOR": "1"])
+    #expect(output.contains("== Log in =="))
+    #expect(!output.contains("\u{1B}["))
+  }
+}
