@@ -49,7 +49,7 @@ extension TestStore {
   ///     out when the action must not change the state.
   /// - Returns: A task for the effects the action started, which the test can cancel or await.
   @discardableResult
-  public func send(
+  nonisolated(nonsending) public func send(
     _ action: Action,
     fires: Set<String> = [],
     assert: ((inout State) throws -> Void)? = nil,
@@ -91,7 +91,7 @@ extension TestStore {
   ///   - fires: The observers expected to run; by default none.
   ///   - assert: Turns the state before the action into the expected state after it.
   @discardableResult
-  public func receive(
+  nonisolated(nonsending) public func receive(
     _ expected: Action,
     timeout: Duration? = nil,
     fires: Set<String> = [],
@@ -116,7 +116,7 @@ extension TestStore {
   ///   - fires: The observers expected to run; by default none.
   ///   - assert: Turns the state before the action into the expected state after it.
   @discardableResult
-  public func receive(
+  nonisolated(nonsending) public func receive(
     _ isMatching: (Action) -> Bool,
     timeout: Duration? = nil,
     fires: Set<String> = [],
@@ -140,7 +140,7 @@ extension TestStore {
   /// await store.receive(.factResponse) { $0.fact = "7 is prime." }
   /// ```
   @discardableResult
-  public func receive<Value>(
+  nonisolated(nonsending) public func receive<Value>(
     _ action: CasePath<Action, Value>,
     timeout: Duration? = nil,
     fires: Set<String> = [],
@@ -157,7 +157,7 @@ extension TestStore {
       matches: { action.extract($0) != nil })
   }
 
-  private func receive(
+  nonisolated(nonsending) private func receive(
     description: Any,
     timeout: Duration?,
     fires: Set<String>,
@@ -203,7 +203,7 @@ extension TestStore {
   ///
   /// Effects still running after `timeout` (default ``timeout``) fail the test, one failure at
   /// the line of each step that started them (when exhaustive), and are cancelled.
-  public func finish(
+  nonisolated(nonsending) public func finish(
     timeout: Duration? = nil,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -249,7 +249,7 @@ extension TestStore {
   }
 
   /// Reduces every action fed back so far without asserting anything about them.
-  public func skipReceivedActions(
+  nonisolated(nonsending) public func skipReceivedActions(
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
     line: UInt = #line,
@@ -262,7 +262,7 @@ extension TestStore {
 
   /// Cancels every effect still running, so that the end of the test does not require them to
   /// finish.
-  public func skipInFlightEffects() async {
+  nonisolated(nonsending) public func skipInFlightEffects() async {
     let steps = effects.withLock { effects in
       defer { effects.running = [:] }
       return effects.running.values

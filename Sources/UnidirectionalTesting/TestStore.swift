@@ -154,7 +154,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
   public var state: State { store.untrackedState }
 
   /// Runs `operation` with ``exhaustivity`` set to `exhaustivity`, then restores it.
-  public func withExhaustivity<R>(
+  nonisolated(nonsending) public func withExhaustivity<R>(
     _ exhaustivity: Exhaustivity, operation: () async throws -> R
   ) async rethrows -> R {
     let saved = self.exhaustivity
