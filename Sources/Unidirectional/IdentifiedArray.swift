@@ -1,3 +1,9 @@
+import Synchronization
+
+/// Source of `removalVersion`s: unique across the process, so a replaced array never looks
+/// like the one it replaced.
+@usableFromInline let identifiedArrayVersions = Atomic<UInt64>(0)
+
 /// An ordered collection of `Identifiable` elements with unique ids and O(1) access by id.
 ///
 /// Use it for lists in feature state: rows are addressed by id, so an action for row `42` finds
@@ -15,12 +21,6 @@
 ///
 /// - Complexity: Lookup, replacement and append by id are O(1) on average. Inserting or
 ///   removing anywhere but the end is O(n), like `Array`.
-import Synchronization
-
-/// Source of `removalVersion`s: unique across the process, so a replaced array never looks
-/// like the one it replaced.
-@usableFromInline let identifiedArrayVersions = Atomic<UInt64>(0)
-
 public struct IdentifiedArray<Element: Identifiable> {
   /// The elements, in order.
   @usableFromInline var elements: [Element]

@@ -114,21 +114,12 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   ///   - onIssue: Receives run-time problems such as effects that threw (see ``StoreIssue``).
   ///     By default, one line on standard error.
   @inlinable
-  public init<R: Reducer>(
+  public convenience init<R: Reducer>(
     initialState: State,
     reducer: R,
     onIssue: @escaping @Sendable (StoreIssue) -> Void = StoreIssue.printToStandardError
   ) where R.State == State, R.Action == Action {
-    self.scope = nil
-    self.core = Locked(Core())
-    self.statePointer = .allocate(capacity: 1)
-    statePointer.initialize(to: initialState)
-    self.reducer = reducer
-    self.dependencies = DependencyValues.current
-    self.dependencyBinding = dependencies.isDefault ? .whenOverridden : .always
-    self.effects = EffectRuntime(reportIssue: onIssue)
-    self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self), isDrainer: true)
-    drainRecorder.store = ObjectIdentifier(self)
+    self.init(root: initialState, reducer: reducer, onIssue: onIssue, dependencyBinding: nil)
     effects.connect { [weak self] action in self?.process(action, reportsTask: false) }
   }
 
@@ -153,11 +144,27 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
 
   /// Creates a store whose effects hand their actions to `effectActions` instead of reducing them,
   /// and which runs with the dependencies in force where `send` is called, for `TestStore`.
-  package init<R: Reducer>(
+  package convenience init<R: Reducer>(
     initialState: State,
     reducer: R,
     onIssue: @escaping @Sendable (StoreIssue) -> Void,
     effectActions: @escaping @Sendable (Action) -> Void
+  ) where R.State == State, R.Action == Action {
+    self.init(root: initialState, reducer: reducer, onIssue: onIssue, dependencyBinding: .never)
+    effects.connect(effectActions)
+  }
+
+  /// Creates a root store, which owns its state, with the dependencies in force now. Its effects
+  /// are connected by the caller.
+  ///
+  /// - Parameter dependencyBinding: When to bind the dependencies; by default, always if they
+  ///   differ from the defaults.
+  @usableFromInline
+  init<R: Reducer>(
+    root initialState: State,
+    reducer: R,
+    onIssue: @escaping @Sendable (StoreIssue) -> Void,
+    dependencyBinding: DependencyBinding?
   ) where R.State == State, R.Action == Action {
     self.scope = nil
     self.core = Locked(Core())
@@ -165,11 +172,11 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     statePointer.initialize(to: initialState)
     self.reducer = reducer
     self.dependencies = DependencyValues.current
-    self.dependencyBinding = .never
+    self.dependencyBinding =
+      dependencyBinding ?? (dependencies.isDefault ? .whenOverridden : .always)
     self.effects = EffectRuntime(reportIssue: onIssue)
     self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self), isDrainer: true)
     drainRecorder.store = ObjectIdentifier(self)
-    effects.connect(effectActions)
   }
 
   /// Creates a child store: its own state and reducer stay unused, everything goes through

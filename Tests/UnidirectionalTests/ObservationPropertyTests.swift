@@ -135,17 +135,6 @@ import UnidirectionalTestSupport
     }
   }
 
-  struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   static func randomAction(_ random: inout SplitMix64, state: State) -> Action {
     let small = Int.random(in: 0..<3, using: &random)
     switch Int.random(in: 0..<16, using: &random) {
@@ -169,7 +158,7 @@ import UnidirectionalTestSupport
 
   @Test(arguments: [1, 2, 3, 42, 2026] as [UInt64])
   func firedObserversMatchTheOracle(seed: UInt64) {
-    var random = SplitMix64(state: seed)
+    var random = SplitMix64(seed: seed)
     let store = Store(initialState: State()) { Feature() }
     let fired = Locked<[Int]>([])
     var specs: [Int: ObserverSpec] = [:]

@@ -48,8 +48,11 @@ public struct Counter: Reducer {
 
   /// Cancellation ids of the counter's long-running effects.
   public enum CancelID: Hashable, Sendable {
+    /// The delayed return toward zero after going below it.
     case decrementDelay
+    /// The number-fact request.
     case fact
+    /// The timer.
     case timer
   }
 

@@ -9,8 +9,8 @@ import CounterCore
 import Foundation
 import Unidirectional
 
-if CommandLine.arguments.dropFirst().contains(where: { $0 == "--help" || $0 == "-h" }) {
-  print(
+ProgramArguments.handle(
+  usage:
     """
     usage: counter
     Reads commands from standard input, one per line, and prints what changes:
@@ -22,13 +22,7 @@ if CommandLine.arguments.dropFirst().contains(where: { $0 == "--help" || $0 == "
     which runs until stopped: use 'wait' to let it tick). Exits with status 0 at 'quit' or at the
     end of input. Colour is used at a terminal unless NO_COLOR is set.
     """
-  )
-  exit(0)
-}
-if let unknown = CommandLine.arguments.dropFirst().first {
-  FileHandle.standardError.write(Data("error: unknown argument '\(unknown)'; try --help\n".utf8))
-  exit(2)
-}
+)
 
 let terminal = Terminal()
 let store = Store(initialState: Counter.State()) { Counter() }

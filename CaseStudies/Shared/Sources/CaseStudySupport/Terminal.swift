@@ -36,13 +36,21 @@ public final class Terminal: @unchecked Sendable {
 
   /// Text styles for ``styled(_:_:)``.
   public enum Style: String, Sendable {
+    /// Bold or bright text.
     case bold = "1"
+    /// Faint text, for hints and progress.
     case dim = "2"
+    /// Red, for errors.
     case red = "31"
+    /// Green.
     case green = "32"
+    /// Yellow.
     case yellow = "33"
+    /// Blue.
     case blue = "34"
+    /// Magenta.
     case magenta = "35"
+    /// Cyan.
     case cyan = "36"
   }
 

@@ -22,6 +22,7 @@ public struct AuthenticationError: Error, Equatable, Sendable, CustomStringConve
   /// Creates an error.
   public init(_ message: String) { self.message = message }
 
+  /// The message.
   public var description: String { message }
 }
 

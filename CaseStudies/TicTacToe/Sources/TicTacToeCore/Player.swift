@@ -1,6 +1,8 @@
 /// One of the two players.
 public enum Player: String, Equatable, Sendable, CaseIterable {
+  /// Plays first, marked X.
   case x = "X"
+  /// Plays second, marked O.
   case o = "O"
 
   /// The other player.

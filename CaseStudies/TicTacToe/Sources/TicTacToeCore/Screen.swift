@@ -1,8 +1,12 @@
 /// The screen the user is on, which decides the commands they can type.
 public enum Screen: Equatable, Sendable {
+  /// Email and password.
   case login
+  /// The two-factor code, for accounts that need one.
   case twoFactor
+  /// The players' names, before a game.
   case newGame
+  /// A game in progress or just ended.
   case game
 }
 

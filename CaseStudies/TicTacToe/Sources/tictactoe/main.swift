@@ -9,8 +9,8 @@ import Foundation
 import TicTacToeCore
 import Unidirectional
 
-if CommandLine.arguments.dropFirst().contains(where: { $0 == "--help" || $0 == "-h" }) {
-  print(
+ProgramArguments.handle(
+  usage:
     """
     usage: tictactoe
     Reads commands from standard input, one per line. Each screen has its own commands:
@@ -32,13 +32,7 @@ if CommandLine.arguments.dropFirst().contains(where: { $0 == "--help" || $0 == "
     the next line is read. Exits with status 0 at 'quit'/'exit' or at the end of input. Colour
     is used at a terminal unless NO_COLOR is set.
     """
-  )
-  exit(0)
-}
-if let unknown = CommandLine.arguments.dropFirst().first {
-  FileHandle.standardError.write(Data("error: unknown argument '\(unknown)'; try --help\n".utf8))
-  exit(2)
-}
+)
 
 let terminal = Terminal()
 let store = Store(initialState: TicTacToe.State()) { TicTacToe() }
