@@ -33,17 +33,38 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// Not part of the value: `==`, hashing and coding ignore it.
   @usableFromInline var removalVersion: UInt64
 
+  /// Changes with every write (unique across arrays), so that observers of single elements can
+  /// tell in O(1) whether the array changed, and which element if only one did. Not part of the
+  /// value: `==`, hashing and coding ignore it.
+  @usableFromInline var writeVersion: UInt64
+  /// `writeVersion` before the latest write.
+  @usableFromInline var previousWriteVersion: UInt64
+  /// The id of the only element the latest write changed, added or removed; `nil` when it may
+  /// have changed several (a sort, a move, a bulk removal).
+  @usableFromInline var lastWrittenID: Element.ID?
+
   /// Creates an empty array.
   @inlinable
   public init() {
     self.elements = []
     self.positions = [:]
     self.removalVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
+    self.writeVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
+    self.previousWriteVersion = 0
+    self.lastWrittenID = nil
   }
 
   @inlinable
   mutating func noteRemoval() {
     removalVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
+  }
+
+  /// Records a write that changed only the element with `id` (or, for `nil`, possibly several).
+  @inlinable
+  mutating func noteWrite(to id: Element.ID?) {
+    previousWriteVersion = writeVersion
+    writeVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
+    lastWrittenID = id
   }
 
   /// Creates an array of the given elements, in order.
@@ -104,6 +125,7 @@ public struct IdentifiedArray<Element: Identifiable> {
         "IdentifiedArray: cannot store an element with id \(newValue.id) under id \(id)")
       if let position = positions[id] {
         elements[position] = newValue
+        noteWrite(to: id)
       } else {
         append(newValue)
       }
@@ -126,6 +148,7 @@ public struct IdentifiedArray<Element: Identifiable> {
         "IdentifiedArray: an element's id changed from \(id) to \(element.id) through subscript(id:)"
       )
       elements[position] = element
+      noteWrite(to: id)
     }
   }
 
@@ -141,6 +164,7 @@ public struct IdentifiedArray<Element: Identifiable> {
       "IdentifiedArray: an element with id \(element.id) is already present; ids must be unique")
     positions[element.id] = elements.count
     elements.append(element)
+    noteWrite(to: element.id)
   }
 
   /// Appends elements, in order.
@@ -165,6 +189,7 @@ public struct IdentifiedArray<Element: Identifiable> {
       "IdentifiedArray: insertion position \(position) is out of bounds 0...\(elements.count)")
     elements.insert(element, at: position)
     reindex(from: position)
+    noteWrite(to: element.id)
   }
 
   /// Removes the element with this id and returns it, or returns `nil` if there is none.
@@ -187,6 +212,7 @@ public struct IdentifiedArray<Element: Identifiable> {
     positions[element.id] = nil
     reindex(from: position)
     noteRemoval()
+    noteWrite(to: element.id)
     return element
   }
 
@@ -198,6 +224,7 @@ public struct IdentifiedArray<Element: Identifiable> {
     positions.removeAll(keepingCapacity: true)
     reindex(from: 0)
     noteRemoval()
+    noteWrite(to: nil)
   }
 
   /// Removes every element.
@@ -205,6 +232,7 @@ public struct IdentifiedArray<Element: Identifiable> {
     elements.removeAll()
     positions.removeAll()
     noteRemoval()
+    noteWrite(to: nil)
   }
 
   /// Moves the elements at `source` to before `destination`, as `Array`'s
@@ -226,12 +254,14 @@ public struct IdentifiedArray<Element: Identifiable> {
     if destination >= elements.count { result.append(contentsOf: moved) }
     elements = result
     reindex(from: 0)
+    noteWrite(to: nil)
   }
 
   /// Sorts the elements in place.
   public mutating func sort(by areInIncreasingOrder: (Element, Element) throws -> Bool) rethrows {
     try elements.sort(by: areInIncreasingOrder)
     reindex(from: 0)
+    noteWrite(to: nil)
   }
 
   /// Rebuilds `positions` for the elements from `start` on.
@@ -263,6 +293,7 @@ extension IdentifiedArray: RandomAccessCollection {
         "IdentifiedArray: cannot replace the element with id \(elements[position].id) at \(position) by one with id \(newValue.id)"
       )
       elements[position] = newValue
+      noteWrite(to: newValue.id)
     }
   }
 }

@@ -98,8 +98,7 @@ func makeCompositionScenarios() -> [Scenario] {
       ) { ListReducer() }
       let sink = Sink()
       let tokens = (0..<rows).map { id in
-        let row = store.scope(
-          state: \.rows[id: id], action: { ListAction.row(id: id, action: $0) })!
+        let row = store.scope(state: \.rows, id: id) { ListAction.row(id: id, action: $0) }!
         return row.observe { sink.add(row.value) }
       }
       return { iterations in

@@ -45,6 +45,12 @@ struct ObservationGraph {
   /// Probes without a byte range: refreshed after every action.
   private var scannedProbes: [Probe] = []
 
+  /// Root key paths that read one element of an `IdentifiedArray`, registered by child stores.
+  private var elementPaths: [AnyKeyPath: ElementPath] = [:]
+  /// Probes of single elements, grouped by array (see `ElementGroup`), by key and in a list.
+  private var elementGroups: [AnyKeyPath: ElementGroup] = [:]
+  private var elementGroupList: [ElementGroup] = []
+
   /// For each 64-byte block of the state, the probes whose bytes overlap it.
   private var probesByBlock: [[Probe]]
 
@@ -82,7 +88,8 @@ struct ObservationGraph {
   /// Whether nothing is observed: no probe needs refreshing after an action.
   @usableFromInline
   var isEmpty: Bool {
-    snapshot == nil && scannedProbes.isEmpty && liveRegistrarProbes.isEmpty
+    snapshot == nil && scannedProbes.isEmpty && elementGroupList.isEmpty
+      && liveRegistrarProbes.isEmpty
   }
 
   /// What an action changed: the observers to run, in registration order, and the registrar
@@ -138,6 +145,9 @@ struct ObservationGraph {
     }
     for probe in scannedProbes where probe.refresh(state) {
       collect(probe)
+    }
+    for group in elementGroupList {
+      group.refresh(state, changed: collect)
     }
     if changedProbes > 1 {
       changes.observers.sort { $0.id < $1.id }
@@ -320,11 +330,44 @@ struct ObservationGraph {
     probes[keyPath] = probe
     if probe.isSkippableByBytes, let range = probe.byteRange {
       index(probe, bytes: range, state: state)
+    } else if let element = elementPaths[keyPath] {
+      let group: ElementGroup
+      if let existing = elementGroups[element.array] {
+        group = existing
+      } else {
+        group = ElementGroup(readWrites: element.readWrites, state: state)
+        group.slot = elementGroupList.count
+        elementGroups[element.array] = group
+        elementGroupList.append(group)
+      }
+      group.probesByID[element.id, default: []].append(probe)
+      probe.elementGroup = group
+      probe.elementID = element.id
     } else {
       probe.slot = scannedProbes.count
       scannedProbes.append(probe)
     }
     return probe
+  }
+
+  /// Notes that `keyPath` reads the element `id` of the array at `array`, so that its probe
+  /// joins that array's element group instead of being refreshed after every action.
+  mutating func registerElementPath(
+    _ keyPath: AnyKeyPath, array: AnyKeyPath, id: AnyHashable,
+    readWrites: @escaping ElementWritesReader
+  ) {
+    if elementPaths[keyPath] != nil {
+      elementPaths[keyPath]!.registrations += 1
+    } else {
+      elementPaths[keyPath] = ElementPath(array: array, id: id, readWrites: readWrites)
+    }
+  }
+
+  /// Undoes one `registerElementPath`. A probe already in a group stays there until unused.
+  mutating func unregisterElementPath(_ keyPath: AnyKeyPath) {
+    guard var element = elementPaths[keyPath] else { return }
+    element.registrations -= 1
+    elementPaths[keyPath] = element.registrations > 0 ? element : nil
   }
 
   private mutating func index(_ probe: Probe, bytes: Range<Int>, state: UnsafeRawPointer) {
@@ -355,6 +398,18 @@ struct ObservationGraph {
       }
       indexedProbeCount -= 1
       if indexedProbeCount == 0 { snapshot = nil }
+    } else if let group = probe.elementGroup, let id = probe.elementID {
+      group.probesByID[id]?.removeAll { $0 === probe }
+      if group.probesByID[id]?.isEmpty == true { group.probesByID[id] = nil }
+      probe.elementGroup = nil
+      if group.probesByID.isEmpty {
+        let last = elementGroupList.removeLast()
+        if last !== group {
+          elementGroupList[group.slot] = last
+          last.slot = group.slot
+        }
+        elementGroups = elementGroups.filter { $0.value !== group }
+      }
     } else {
       let last = scannedProbes.removeLast()
       if last !== probe {

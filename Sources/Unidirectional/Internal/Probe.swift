@@ -29,6 +29,11 @@ class Probe: @unchecked Sendable {
   /// Where this probe sits in its graph's list, for O(1) removal.
   @exclusivity(unchecked) final var slot = 0
 
+  /// The element group this probe belongs to (with its element's id), if it reads one element
+  /// of an `IdentifiedArray` through a child store.
+  @exclusivity(unchecked) final var elementGroup: ElementGroup?
+  @exclusivity(unchecked) final var elementID: AnyHashable?
+
   /// The last action for which this probe was refreshed, so a probe that spans several
   /// changed blocks is refreshed once.
   @exclusivity(unchecked) final var refreshedAt: UInt64 = 0

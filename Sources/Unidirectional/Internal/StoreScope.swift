@@ -76,9 +76,21 @@ final class ScopedStore<
   /// Root key paths for the child key paths read so far.
   private let paths = Locked<[AnyKeyPath: AnyKeyPath]>([:])
 
+  /// For the store of one element of an `IdentifiedArray`: that element, so the root's graph
+  /// refreshes this store's probes only when the element was written (see `ElementGroup`).
+  let element: ElementScope?
+
+  /// An element of an `IdentifiedArray` in the root state.
+  struct ElementScope: Sendable {
+    let array: UncheckedSendable<AnyKeyPath>
+    let id: UncheckedSendable<AnyHashable>
+    let readWrites: ElementWritesReader
+  }
+
   init(
     root: Store<RootState, RootAction>, toState: ScopePath<RootState, State>, initialState: State,
-    embed: @escaping @Sendable (Action) -> RootAction, fileID: String, line: UInt
+    embed: @escaping @Sendable (Action) -> RootAction, fileID: String, line: UInt,
+    element: ElementScope? = nil
   ) {
     self.root = root
     self.toState = toState
@@ -86,6 +98,15 @@ final class ScopedStore<
     self.lastKnown = Locked(initialState)
     self.fileID = fileID
     self.line = line
+    self.element = element
+  }
+
+  deinit {
+    guard element != nil else { return }
+    let registered = paths.withLock { Array($0.values) }
+    root.core.withLock { core in
+      for path in registered { core.graph.unregisterElementPath(path) }
+    }
   }
 
   func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
@@ -106,7 +127,17 @@ final class ScopedStore<
       return unsafeDowncast(path, to: Path.self)
     }
     let path = make()
-    paths.withLock { $0[keyPath] = path }
+    let isNew = paths.withLock { paths in
+      guard paths[keyPath] == nil else { return false }
+      paths[keyPath] = path
+      return true
+    }
+    if isNew, let element {
+      root.core.withLock { core in
+        core.graph.registerElementPath(
+          path, array: element.array.value, id: element.id.value, readWrites: element.readWrites)
+      }
+    }
     return path
   }
 

@@ -1,8 +1,9 @@
 /// Carries a value the compiler cannot prove `Sendable` across a concurrency boundary.
 ///
-/// Used only for key paths: a key path is an immutable object, and the subscript arguments it
+/// Used for key paths: a key path is an immutable object, and the subscript arguments it
 /// captures are `Hashable` values fixed when it is created, so sharing one between threads is
-/// safe even though `KeyPath` does not conform to `Sendable`.
+/// safe even though `KeyPath` does not conform to `Sendable`. Also for `AnyHashable` boxes of
+/// ids that are `Sendable` (the box itself is immutable).
 struct UncheckedSendable<Value>: @unchecked Sendable {
   let value: Value
 
