@@ -12,6 +12,7 @@ let arguments = BenchmarkArguments(CommandLine.arguments.dropFirst())
 var results: [String: Double] = [:]
 
 for scenario in makeScenarios() + makeCompositionScenarios() + makeTestStoreScenarios()
+  + makeReliabilityScenarios()
 where arguments.selects(scenario.name) {
   let nanoseconds = scenario.measure(arguments)
   results[scenario.name] = nanoseconds
@@ -19,4 +20,17 @@ where arguments.selects(scenario.name) {
   let figure = String(format: "%10.1f ns/action", nanoseconds)
   let verdict = scenario.target?.verdict(for: nanoseconds, results: results) ?? ""
   print("\(name)\(figure)\(verdict.isEmpty ? "" : "  " + verdict)")
+}
+
+if arguments.selects("M1") {
+  // Resident-memory growth per observer registered on a value that never changes (its token,
+  // closure and record included).
+  let bytes = idleObserverBytes(count: arguments.quick ? 20_000 : 200_000)
+  let name = "M1 bytes per idle observer (resident)".padding(
+    toLength: 50, withPad: " ", startingAt: 0)
+  let verdict = bytes <= 256 ? "ok" : "MISSED"
+  print(
+    name
+      + String(
+        format: "%10.1f bytes     (target <= 256, resident growth / observers) %@", bytes, verdict))
 }
