@@ -155,6 +155,36 @@ struct Effects: Reducer {
     #expect(finished.values == ["cancelled 1", "cancelled 2"])
   }
 
+  @Test(.timeLimit(.minutes(1)))
+  func nestedIDsAreCancellableAsSoonAsTheEffectStarts() async {
+    let finished = self.finished
+    let store = Store(
+      initialState: 0,
+      reducer: Reduce<Int, String> { _, action in
+        guard action == "start" else { return .cancel(id: action) }
+        return .merge(
+          .run { _ in
+            await waitForCancellation()
+            finished.append("inner")
+          }
+          .cancellable(id: "inner"),
+          .run { _ in
+            await waitForCancellation()
+            finished.append("sibling")
+          }
+        )
+        .cancellable(id: "outer")
+      })
+    let task = store.send("start")
+    // Sent before either task had a chance to run: the inner id is already registered.
+    store.send("inner")
+    while finished.values.isEmpty { await Task.yield() }
+    #expect(finished.values == ["inner"])
+    store.send("outer")
+    await task.finish()
+    #expect(finished.values == ["inner", "sibling"])
+  }
+
   @Test func cancelInFlightCancelsThePreviousEffect() async {
     let store = self.store
     let first = store.send(.startLongLiving(id: 7, cancelInFlight: true))

@@ -83,7 +83,15 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     }
   }
 
-  private func startSynchronously(_ effect: Effect<Action>, tasks: inout [Task<Void, Never>]) {
+  /// Does the synchronous parts of `effect` and starts its asynchronous parts as tasks.
+  ///
+  /// Every task is registered, before this returns, under the cancellation ids of all the
+  /// `.cancellable` wrappers around it (`cancelIDs`), so that `.cancel(id:)` sent right after
+  /// the effect started finds it, however deeply the id is nested (a child feature's id inside
+  /// the id `forEach` gives each element).
+  private func startSynchronously(
+    _ effect: Effect<Action>, cancelIDs: [EffectID] = [], tasks: inout [Task<Void, Never>]
+  ) {
     switch effect.operation {
     case .none:
       break
@@ -96,34 +104,33 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     case .cancelMatching(let predicate):
       cancel(where: predicate)
     case .throttle(let id, let interval, let clock, let latest, let inner):
-      startThrottled(inner, id: id, interval: interval, clock: clock, latest: latest, tasks: &tasks)
+      startThrottled(
+        inner, id: id, interval: interval, clock: clock, latest: latest, cancelIDs: cancelIDs,
+        tasks: &tasks)
     case .merge(let effects):
-      for effect in effects { startSynchronously(effect, tasks: &tasks) }
+      for effect in effects { startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks) }
     case .concatenate(let effects):
       if effects.allSatisfy(\.isSynchronous) {
-        for effect in effects { startSynchronously(effect, tasks: &tasks) }
-      } else if let task = spawn(cancelID: nil, priority: nil, { await self.perform(effect) }) {
+        for effect in effects { startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks) }
+      } else if let task = spawn(
+        cancelIDs: cancelIDs, priority: nil, { await self.perform(effect) })
+      {
         tasks.append(task)
       }
     case .run(let run):
-      if let task = spawn(cancelID: nil, priority: run.priority, { await self.perform(run) }) {
+      if let task = spawn(cancelIDs: cancelIDs, priority: run.priority, { await self.perform(run) })
+      {
         tasks.append(task)
       }
     case .cancellable(let id, let cancelInFlight, let inner):
       if cancelInFlight { cancel(id: id) }
-      if inner.isSynchronous {
-        startSynchronously(inner, tasks: &tasks)
-      } else if let task = spawn(
-        cancelID: id, priority: inner.priority, { await self.perform(inner) })
-      {
-        tasks.append(task)
-      }
+      startSynchronously(inner, cancelIDs: cancelIDs + [id], tasks: &tasks)
     }
   }
 
-  /// Starts a tracked task, or returns `nil` if the store is gone.
+  /// Starts a tracked task registered under `cancelIDs`, or returns `nil` if the store is gone.
   private func spawn(
-    cancelID: EffectID?,
+    cancelIDs: [EffectID],
     priority: TaskPriority?,
     _ operation: @escaping @Sendable () async -> Void
   ) -> Task<Void, Never>? {
@@ -135,18 +142,19 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       // registered; its `finished` call waits for this lock.
       let task = Task(priority: priority) {
         await operation()
-        self.finished(taskID, cancelID: cancelID)
+        self.finished(taskID, cancelIDs: cancelIDs)
       }
       storage.running[taskID] = task
-      if let cancelID { storage.tasksByCancelID[cancelID, default: []].insert(taskID) }
+      for id in cancelIDs { storage.tasksByCancelID[id, default: []].insert(taskID) }
       return task
     }
   }
 
-  private func finished(_ taskID: UInt64, cancelID: EffectID?) {
+  private func finished(_ taskID: UInt64, cancelIDs: [EffectID]) {
     storage.withLock { storage in
       storage.running[taskID] = nil
-      if let cancelID, var ids = storage.tasksByCancelID[cancelID] {
+      for cancelID in cancelIDs {
+        guard var ids = storage.tasksByCancelID[cancelID] else { continue }
         ids.remove(taskID)
         storage.tasksByCancelID[cancelID] = ids.isEmpty ? nil : ids
       }
@@ -174,7 +182,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       // Started as at the top level; wait for the tasks they start, if any.
       var tasks: [Task<Void, Never>] = []
       startSynchronously(effect, tasks: &tasks)
-      for task in tasks { await task.value }
+      await awaitAll(tasks)
     case .run(let run):
       await perform(run)
     case .merge(let effects):
@@ -190,13 +198,19 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       }
     case .cancellable(let id, let cancelInFlight, let inner):
       if cancelInFlight { cancel(id: id) }
-      guard let task = spawn(cancelID: id, priority: inner.priority, { await self.perform(inner) })
+      guard
+        let task = spawn(cancelIDs: [id], priority: inner.priority, { await self.perform(inner) })
       else { return }
-      await withTaskCancellationHandler {
-        await task.value
-      } onCancel: {
-        task.cancel()
-      }
+      await awaitAll([task])
+    }
+  }
+
+  /// Waits for `tasks`, passing this task's cancellation on to them (they are not children).
+  private func awaitAll(_ tasks: [Task<Void, Never>]) async {
+    await withTaskCancellationHandler {
+      for task in tasks { await task.value }
+    } onCancel: {
+      for task in tasks { task.cancel() }
     }
   }
 
@@ -221,7 +235,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// latest, or the first if `latest` is false) to run when the window ends.
   private func startThrottled(
     _ effect: Effect<Action>, id: EffectID, interval: Duration, clock: any Clock<Duration>,
-    latest: Bool, tasks: inout [Task<Void, Never>]
+    latest: Bool, cancelIDs: [EffectID], tasks: inout [Task<Void, Never>]
   ) {
     let opensWindow = storage.withLock { storage -> Bool in
       guard let pending = storage.throttleWindows[id] else {
@@ -232,8 +246,8 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       return false
     }
     guard opensWindow else { return }
-    startSynchronously(effect, tasks: &tasks)
-    let window = spawn(cancelID: id, priority: nil) {
+    startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks)
+    let window = spawn(cancelIDs: cancelIDs + [id], priority: nil) {
       await self.runThrottleWindow(id: id, interval: interval, clock: clock)
     }
     if let window { tasks.append(window) }
@@ -261,7 +275,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       guard let next else { return }
       var tasks: [Task<Void, Never>] = []
       startSynchronously(next, tasks: &tasks)
-      for task in tasks { await task.value }
+      await awaitAll(tasks)
     }
   }
 
