@@ -56,3 +56,50 @@ func residentBytes() -> Int {
   let pages = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
   return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
+
+/// A feature whose every `start` runs an effect that sends `finished` back at once.
+struct EffectLoopFeature: Reducer {
+  struct State: Equatable, Sendable {
+    var started = 0
+    var finished = 0
+  }
+  enum Action: Sendable {
+    case start
+    case finished
+  }
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .start:
+      state.started += 1
+      return .run { send in await send(.finished) }
+    case .finished:
+      state.finished += 1
+      return .none
+    }
+  }
+}
+
+/// Resident memory while one store reduces `actions` actions that each start an effect which
+/// finishes (feeding one action back): sampled `samples` times, after each equal share.
+///
+/// Sends in batches of 1,000 and waits for the batch's effects between batches, so what is
+/// measured is what a finished effect leaves behind, not a backlog of running ones.
+func residentBytesOverEffects(actions: Int, samples: Int) -> [(actions: Int, bytes: Int)] {
+  let store = Store(initialState: EffectLoopFeature.State()) { EffectLoopFeature() }
+  let batch = 1_000
+  let perSample = max(actions / samples / batch, 1) * batch
+  var figures: [(actions: Int, bytes: Int)] = []
+  var sent = 0
+  while figures.count < samples {
+    for _ in 0..<perSample / batch {
+      for _ in 0..<batch { store.send(.start) }
+      let stillRunning = store.waitForRunningEffects(timeout: .seconds(60))
+      precondition(stillRunning == 0, "effects did not finish")
+    }
+    sent += perSample
+    // Zero lost: every effect fed its action back.
+    precondition(store.started == sent && store.finished == sent, "lost actions")
+    figures.append((sent, residentBytes()))
+  }
+  return figures
+}

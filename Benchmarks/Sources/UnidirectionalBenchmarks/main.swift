@@ -34,3 +34,24 @@ if arguments.selects("M1") {
       + String(
         format: "%10.1f bytes     (target <= 256, resident growth / observers) %@", bytes, verdict))
 }
+
+if arguments.selects("M2") {
+  // Resident memory must stay flat while effects start and finish: the growth from the first
+  // sample (after a tenth of the actions, when allocator pools are warm) to the last.
+  let actions = arguments.iterations ?? (arguments.quick ? 1_000_000 : 10_000_000)
+  let figures = residentBytesOverEffects(actions: actions, samples: 10)
+  let mebibytes = { (bytes: Int) in String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+  let growth = figures.last!.bytes - figures.first!.bytes
+  let verdict = growth <= 1_048_576 ? "ok" : "MISSED"
+  let name = "M2 resident memory over \(actions) effect actions".padding(
+    toLength: 50, withPad: " ", startingAt: 0)
+  print(
+    name
+      + String(format: "%10.1f KiB growth", Double(growth) / 1024)
+      + "  (\(mebibytes(figures.first!.bytes)) after \(figures.first!.actions), "
+      + "\(mebibytes(figures.last!.bytes)) after \(figures.last!.actions); "
+      + "target: flat, <= 1 MiB growth) \(verdict)")
+  print(
+    "   samples (actions: MiB): "
+      + figures.map { "\($0.actions): \(mebibytes($0.bytes))" }.joined(separator: ", "))
+}

@@ -23,7 +23,16 @@ final class EffectRuntime<Action: Sendable>: Sendable {
 
   /// Delivers actions to the store; set once the store exists, and holding it weakly so that
   /// running effects never keep their store alive.
-  private let deliver = Locked<(@Sendable (Action) -> Void)?>(nil)
+  ///
+  /// The closure is wrapped in a struct: a function type stored directly as `Locked`'s generic
+  /// value was re-abstracted by `withLock { $0 }` in optimized builds, and the thunk written
+  /// back, so every effect send added one thunk to a chain that each later send walked (memory
+  /// and time per send grew with the number of sends; benchmark M2 found it).
+  private let deliver = Locked<Delivery?>(nil)
+
+  private struct Delivery {
+    let send: @Sendable (Action) -> Void
+  }
 
   /// Signalled whenever an effect task ends, for ``waitForRunningEffects(timeout:)``.
   private let idle = IdleSignal()
@@ -39,13 +48,13 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// Connects the runtime to its store.
   @usableFromInline
   func connect(_ deliver: @escaping @Sendable (Action) -> Void) {
-    self.deliver.withLock { $0 = deliver }
+    self.deliver.withLock { $0 = Delivery(send: deliver) }
   }
 
   /// The `Send` effects of this store use.
   var send: Send<Action> {
     Send { [self] action in
-      deliver.withLock { $0 }?(action)
+      deliver.withLock { $0 }?.send(action)
     }
   }
 
@@ -96,7 +105,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     case .none:
       break
     case .send(let action):
-      deliver.withLock { $0 }?(action)
+      deliver.withLock { $0 }?.send(action)
     case .cancel(let id):
       cancel(id: id)
     case .issue(let issue):
