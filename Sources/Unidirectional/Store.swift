@@ -105,21 +105,28 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   @usableFromInline let dependencyBinding: DependencyBinding
   /// The recorder of observer runs on the draining thread; only that thread uses it.
   @usableFromInline let drainRecorder: AccessRecorder
+  /// Code run around each action (see ``StoreInterceptor``); empty for child stores.
+  @usableFromInline let interceptors: [StoreInterceptor<State, Action>]
 
   /// Creates a store.
   ///
   /// - Parameters:
   ///   - initialState: The state to start from.
   ///   - reducer: The reducer that handles every action.
+  ///   - interceptors: Code to run around every action, in this order (see
+  ///     ``StoreInterceptor``). None by default.
   ///   - onIssue: Receives run-time problems such as effects that threw (see ``StoreIssue``).
-  ///     By default, one line on standard error.
+  ///     By default, one line on standard error. Each store has its own.
   @inlinable
   public convenience init<R: Reducer>(
     initialState: State,
     reducer: R,
+    interceptors: [StoreInterceptor<State, Action>] = [],
     onIssue: @escaping @Sendable (StoreIssue) -> Void = StoreIssue.printToStandardError
   ) where R.State == State, R.Action == Action {
-    self.init(root: initialState, reducer: reducer, onIssue: onIssue, dependencyBinding: nil)
+    self.init(
+      root: initialState, reducer: reducer, interceptors: interceptors, onIssue: onIssue,
+      dependencyBinding: nil)
     effects.connect { [weak self] action in self?.process(action, reportsTask: false) }
   }
 
@@ -131,15 +138,19 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   ///
   /// - Parameters:
   ///   - initialState: The state to start from.
+  ///   - interceptors: Code to run around every action (see ``StoreInterceptor``).
   ///   - onIssue: Receives run-time problems (see ``StoreIssue``).
   ///   - reducer: Builds the reducer.
   @inlinable
   public convenience init<R: Reducer>(
     initialState: State,
+    interceptors: [StoreInterceptor<State, Action>] = [],
     onIssue: @escaping @Sendable (StoreIssue) -> Void = StoreIssue.printToStandardError,
     @ReducerBuilder<State, Action> reducer: () -> R
   ) where R.State == State, R.Action == Action {
-    self.init(initialState: initialState, reducer: reducer(), onIssue: onIssue)
+    self.init(
+      initialState: initialState, reducer: reducer(), interceptors: interceptors,
+      onIssue: onIssue)
   }
 
   /// Creates a store whose effects hand their actions to `effectActions` instead of reducing them,
@@ -150,7 +161,9 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     onIssue: @escaping @Sendable (StoreIssue) -> Void,
     effectActions: @escaping @Sendable (Action) -> Void
   ) where R.State == State, R.Action == Action {
-    self.init(root: initialState, reducer: reducer, onIssue: onIssue, dependencyBinding: .never)
+    self.init(
+      root: initialState, reducer: reducer, interceptors: [], onIssue: onIssue,
+      dependencyBinding: .never)
     effects.connect(effectActions)
   }
 
@@ -163,6 +176,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   init<R: Reducer>(
     root initialState: State,
     reducer: R,
+    interceptors: [StoreInterceptor<State, Action>],
     onIssue: @escaping @Sendable (StoreIssue) -> Void,
     dependencyBinding: DependencyBinding?
   ) where R.State == State, R.Action == Action {
@@ -176,6 +190,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
       dependencyBinding ?? (dependencies.isDefault ? .whenOverridden : .always)
     self.effects = EffectRuntime(reportIssue: onIssue)
     self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self), isDrainer: true)
+    self.interceptors = interceptors
     drainRecorder.store = ObjectIdentifier(self)
   }
 
@@ -191,6 +206,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     self.dependencyBinding = .never
     self.effects = EffectRuntime(reportIssue: StoreIssue.printToStandardError)
     self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self), isDrainer: true)
+    self.interceptors = []
   }
 
   deinit {
@@ -231,6 +247,13 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
       core.value.queue.append(Queued(action: action, pending: pending))
       core.unlock()
       return pending.map(StoreTask.init(pending:)) ?? StoreTask(nil)
+    }
+    if !interceptors.isEmpty {
+      core.value.isDraining = true
+      core.unlock()
+      let task = reduceIntercepted(action)
+      drain()
+      return StoreTask(task)
     }
     let reduced = reduce(action, in: &core.value)
     if reduced.isTrivial {
@@ -312,11 +335,33 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
         core.unlock()
         return
       }
+      if !interceptors.isEmpty {
+        core.unlock()
+        let task = reduceIntercepted(next.action)
+        next.pending?.resolve(task)
+        continue
+      }
       let reduced = reduce(next.action, in: &core.value)
       core.unlock()
       let task = complete(reduced)
       next.pending?.resolve(task)
     }
+  }
+
+  /// Reduces one action with the interceptors around it. Called by the draining thread, without
+  /// the lock: interceptors may read the store and send to it (sends queue, as the store is
+  /// draining).
+  @usableFromInline
+  func reduceIntercepted(_ action: Action) -> Task<Void, Never>? {
+    // Only the draining thread writes the state, so reading it here without the lock is safe.
+    let oldState = statePointer.pointee
+    for interceptor in interceptors { interceptor.willReduce?(action, oldState) }
+    core.lock()
+    let reduced = reduce(action, in: &core.value)
+    let newState = statePointer.pointee
+    core.unlock()
+    for interceptor in interceptors { interceptor.didReduce?(action, oldState, newState) }
+    return complete(reduced)
   }
 
   // MARK: Reading

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// A problem a store noticed at run time that is not fatal, such as an effect that threw.
 ///
 /// Every store reports its issues to one handler, given when the store is created:
@@ -65,7 +57,6 @@ public struct StoreIssue: Sendable, CustomStringConvertible {
 
   /// The default handler: writes ``description`` and a newline to standard error.
   public static let printToStandardError: @Sendable (StoreIssue) -> Void = { issue in
-    let line = Array((issue.description + "\n").utf8)
-    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    writeToStandardError(issue.description + "\n")
   }
 }

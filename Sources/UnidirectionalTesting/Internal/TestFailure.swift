@@ -1,4 +1,5 @@
 import Testing
+import Unidirectional
 import XCTest
 
 /// Where in a test a step was written, for failures reported at that line.

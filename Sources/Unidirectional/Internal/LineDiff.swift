@@ -10,7 +10,7 @@
 ///
 /// Removed lines (expected) are marked `−`, added lines (actual) `+`. Runs of unchanged lines
 /// longer than twice ``context`` plus one are collapsed to `… (N unchanged)`.
-enum LineDiff {
+package enum LineDiff {
   /// Unchanged lines kept on each side of a change.
   static let context = 2
 
@@ -21,7 +21,7 @@ enum LineDiff {
   }
 
   /// The diff of `expected` and `actual`, or `nil` if they are the same text.
-  static func diff(expected: String, actual: String) -> String? {
+  package static func diff(expected: String, actual: String) -> String? {
     guard expected != actual else { return nil }
     let old = expected.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     let new = actual.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

@@ -4,10 +4,12 @@
 /// values, collections one element per line with its index, dictionaries and sets in a stable
 /// order (sorted by the dump of the key or element). Values without children (numbers, strings,
 /// identifiers) print their description. Uses `Mirror`, which is fine here: dumping happens only
-/// when a test fails, never on the path of `send`.
-enum ValueDump {
+/// when a test fails or a `printChanges` reducer runs, never on the plain path of `send`.
+///
+/// Shared by the test store's messages and ``Reducer/printChanges(to:)``.
+package enum ValueDump {
   /// The dump of `value`, lines separated by `\n`.
-  static func dump(_ value: Any) -> String {
+  package static func dump(_ value: Any) -> String {
     var lines: [String] = []
     var visiting: Set<ObjectIdentifier> = []
     write(value, label: "", indent: 0, into: &lines, visiting: &visiting)

@@ -1,0 +1,72 @@
+import Foundation
+
+/// One line of an action log: an action a store reduced, its position and when it happened.
+///
+/// In the file, each entry is one JSON object on its own line:
+///
+/// ```json
+/// {"action":{"increment":{}},"sequence":1,"timestamp":"2026-11-21T14:03:07.412Z"}
+/// ```
+public struct ActionLogEntry<Action> {
+  /// The entry's position in the log: 1 for the first action the store reduced, then 2, 3, …
+  public let sequence: Int
+
+  /// When the store reduced the action (written in ISO 8601, UTC, with milliseconds).
+  public let timestamp: Date
+
+  /// The action.
+  public let action: Action
+
+  /// Creates an entry.
+  ///
+  /// - Parameters:
+  ///   - sequence: The entry's position, from 1.
+  ///   - timestamp: When the action was reduced.
+  ///   - action: The action.
+  public init(sequence: Int, timestamp: Date, action: Action) {
+    self.sequence = sequence
+    self.timestamp = timestamp
+    self.action = action
+  }
+}
+
+extension ActionLogEntry: Sendable where Action: Sendable {}
+extension ActionLogEntry: Equatable where Action: Equatable {}
+
+/// The keys and the timestamp format of an entry's JSON.
+private enum EntryCoding {
+  enum Keys: String, CodingKey {
+    case sequence, timestamp, action
+  }
+
+  static var timestampStyle: Date.ISO8601FormatStyle {
+    Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+  }
+}
+
+extension ActionLogEntry: Encodable where Action: Encodable {
+  /// Writes the entry as an object with `sequence`, `timestamp` and `action`.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: EntryCoding.Keys.self)
+    try container.encode(sequence, forKey: .sequence)
+    try container.encode(EntryCoding.timestampStyle.format(timestamp), forKey: .timestamp)
+    try container.encode(action, forKey: .action)
+  }
+}
+
+extension ActionLogEntry: Decodable where Action: Decodable {
+  /// Reads an entry written by ``encode(to:)``.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: EntryCoding.Keys.self)
+    let text = try container.decode(String.self, forKey: .timestamp)
+    guard let timestamp = try? EntryCoding.timestampStyle.parse(text) else {
+      throw DecodingError.dataCorruptedError(
+        forKey: .timestamp, in: container,
+        debugDescription: "'\(text)' is not an ISO 8601 timestamp")
+    }
+    self.init(
+      sequence: try container.decode(Int.self, forKey: .sequence),
+      timestamp: timestamp,
+      action: try container.decode(Action.self, forKey: .action))
+  }
+}
