@@ -27,7 +27,7 @@ public struct Counter: Reducer {
   }
 
   /// What the user and the effects can do.
-  public enum Action: Equatable, Sendable {
+  public enum Action: Codable, Equatable, Sendable {
     /// Adds one; cancels a pending return to zero once the count is back at zero or above.
     case increment
     /// Subtracts one; below zero, starts a one-second delayed increment back toward zero.

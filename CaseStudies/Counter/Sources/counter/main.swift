@@ -9,10 +9,10 @@ import CounterCore
 import Foundation
 import Unidirectional
 
-ProgramArguments.handle(
+let arguments = ProgramArguments.parseOrExit(
   usage:
     """
-    usage: counter
+    usage: counter [--record FILE | --replay FILE]
     Reads commands from standard input, one per line, and prints what changes:
 
     \(CounterCommand.commandList)
@@ -21,11 +21,21 @@ ProgramArguments.handle(
     and runs each command's effects to the end before reading the next line (except the timer,
     which runs until stopped: use 'wait' to let it tick). Exits with status 0 at 'quit' or at the
     end of input. Colour is used at a terminal unless NO_COLOR is set.
+
+    \(ProgramArguments.optionsHelp)
     """
 )
 
 let terminal = Terminal()
-let store = Store(initialState: Counter.State()) { Counter() }
+if let path = arguments.replayPath {
+  Session.replayAndExit(
+    from: path, initialState: Counter.State(), reducer: Counter(),
+    concerns: CounterDisplay.concerns,
+    terminal: terminal)
+}
+let store = Store(
+  initialState: Counter.State(), reducer: Counter(),
+  interceptors: Session.interceptors(for: arguments, terminal: terminal))
 
 // Output comes from observers, one per concern, never from the reducer: each is redrawn only
 // when the values it read changed.

@@ -1,7 +1,7 @@
 import Unidirectional
 
 /// A successful authentication step.
-public struct AuthenticationResponse: Equatable, Sendable {
+public struct AuthenticationResponse: Codable, Equatable, Sendable {
   /// Identifies the session (and, for two-factor, the pending login).
   public var token: String
   /// Whether a two-factor code is needed before the login is complete.

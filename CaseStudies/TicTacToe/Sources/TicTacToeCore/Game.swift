@@ -33,7 +33,7 @@ public struct Game: Reducer {
   }
 
   /// What the players can do.
-  public enum Action: Equatable, Sendable {
+  public enum Action: Codable, Equatable, Sendable {
     /// The current player marks a cell. Ignored on a taken cell or once the game is over.
     case cellTapped(row: Int, column: Int)
     /// Starts over with the same players, once the game is over.

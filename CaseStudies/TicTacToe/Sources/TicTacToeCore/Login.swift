@@ -34,7 +34,7 @@ public struct Login: Reducer {
   }
 
   /// What the user and the request can do.
-  public enum Action: Equatable, Sendable {
+  public enum Action: Codable, Equatable, Sendable {
     /// The user typed an email.
     case emailChanged(String)
     /// The user typed a password.

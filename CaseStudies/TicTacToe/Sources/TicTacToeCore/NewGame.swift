@@ -24,7 +24,7 @@ public struct NewGame: Reducer {
   }
 
   /// What the user can do.
-  public enum Action: Equatable, Sendable {
+  public enum Action: Codable, Equatable, Sendable {
     /// The user typed X's name.
     case xNameChanged(String)
     /// The user typed O's name.

@@ -26,7 +26,7 @@ public struct TicTacToe: Reducer {
   }
 
   /// The actions of whichever screen is shown.
-  public enum Action: Equatable, Sendable {
+  public enum Action: Codable, Equatable, Sendable {
     /// An action of the login screens.
     case login(Login.Action)
     /// An action of the new-game screen or the game.

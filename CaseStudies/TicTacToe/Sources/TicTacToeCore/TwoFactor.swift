@@ -29,7 +29,7 @@ public struct TwoFactor: Reducer {
   }
 
   /// What the user and the request can do.
-  public enum Action: Equatable, Sendable {
+  public enum Action: Codable, Equatable, Sendable {
     /// The user typed a code.
     case codeChanged(String)
     /// The user submits the code.

@@ -9,10 +9,10 @@ import Foundation
 import TicTacToeCore
 import Unidirectional
 
-ProgramArguments.handle(
+let arguments = ProgramArguments.parseOrExit(
   usage:
     """
-    usage: tictactoe
+    usage: tictactoe [--record FILE | --replay FILE]
     Reads commands from standard input, one per line. Each screen has its own commands:
 
     Log in:
@@ -31,11 +31,21 @@ ProgramArguments.handle(
     From a pipe or a file it prints only the output, and each command's requests finish before
     the next line is read. Exits with status 0 at 'quit'/'exit' or at the end of input. Colour
     is used at a terminal unless NO_COLOR is set.
+
+    \(ProgramArguments.optionsHelp)
     """
 )
 
 let terminal = Terminal()
-let store = Store(initialState: TicTacToe.State()) { TicTacToe() }
+if let path = arguments.replayPath {
+  Session.replayAndExit(
+    from: path, initialState: TicTacToe.State(), reducer: TicTacToe(),
+    concerns: TicTacToeDisplay.concerns,
+    terminal: terminal)
+}
+let store = Store(
+  initialState: TicTacToe.State(), reducer: TicTacToe(),
+  interceptors: Session.interceptors(for: arguments, terminal: terminal))
 
 // Output comes from observers, one per concern, never from the reducers.
 let observers = store.display(TicTacToeDisplay.concerns, on: terminal)

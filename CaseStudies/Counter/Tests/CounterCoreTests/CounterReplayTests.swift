@@ -1,0 +1,66 @@
+import CounterCore
+import Foundation
+import Testing
+import Unidirectional
+import UnidirectionalTestSupport
+
+/// Recording a session to an action log and replaying it reaches the same state.
+@Suite struct CounterReplayTests {
+  func temporaryPath(_ name: String) -> String {
+    FileManager.default.temporaryDirectory.path
+      + "/counter-\(name)-\(UInt64.random(in: 0...UInt64.max)).jsonl"
+  }
+
+  @Test func aRecordedSessionReplaysToTheSameState() async throws {
+    let path = temporaryPath("in-process")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let recorder = try ActionLogRecorder<Counter.Action>(path: path)
+    let live = withDependencies {
+      $0.continuousClock = ImmediateClock()
+    } operation: {
+      Store(
+        initialState: Counter.State(), reducer: Counter(),
+        interceptors: [recorder.interceptor()])
+    }
+    for line in ["+", "+", "fact", "-", "-", "-", "-", "fact", "+"] {
+      if case .send(let action) = CounterCommand(line) { await live.send(action).finish() }
+    }
+
+    let log = try ActionLog<Counter.Action>(path: path)
+    #expect(log.error == nil)
+    // The effects' actions (facts, returns toward zero) are in the log.
+    #expect(log.entries.contains { if case .factResponse = $0.action { true } else { false } })
+    #expect(log.entries.contains { $0.action == .decrementDelayFinished })
+    let replayed = Store(initialState: Counter.State()) { Counter().ignoringEffects() }
+    log.replay(into: replayed)
+    #expect(replayed.state == live.state)
+  }
+
+  @Test func theProgramReplaysWhatItRecorded() throws {
+    let path = temporaryPath("program")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let session = "+\nfact\n-\n-\ntimer\nwait 1.5\ntimer\n+\n"
+    let recorded = try Program.run(
+      "counter", input: Data(session.utf8), arguments: ["--record", path])
+    #expect(recorded.status == 0)
+    let replayed = try Program.run("counter", input: Data(), arguments: ["--replay", path])
+    #expect(replayed.status == 0)
+    #expect(replayed.standardError.isEmpty)
+    #expect(replayed.standardOutput == recorded.standardOutput)
+    #expect(replayed.standardOutput.hasSuffix("timer: off\ncount: 2\n"))
+  }
+
+  @Test func aTruncatedLogReplaysUpToItsLastGoodAction() throws {
+    let path = temporaryPath("truncated")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    _ = try Program.run("counter", input: Data("+\n+\n+\n".utf8), arguments: ["--record", path])
+    // Cut the file in the middle of its last line, as a crash while writing would.
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    try data.prefix(data.count - 10).write(to: URL(fileURLWithPath: path))
+
+    let replayed = try Program.run("counter", input: Data(), arguments: ["--replay", path])
+    #expect(replayed.status == 1)
+    #expect(replayed.standardOutput == "count: 0\ncount: 1\ncount: 2\n")
+    #expect(replayed.standardError.contains("line 3: the log ends in the middle of an entry"))
+  }
+}
