@@ -10,6 +10,8 @@ extension Reducer {
   ///   - state: Where the optional child state lives.
   ///   - action: The action case that carries child actions.
   ///   - child: The child reducer.
+  ///   - fileID: The file of the call, named in issues this produces (filled in for you).
+  ///   - line: The line of the call (filled in for you).
   public func ifLet<ChildState, ChildAction, Child: Reducer>(
     _ state: WritableKeyPath<State, ChildState?>,
     action: CasePath<Action, ChildAction>,
@@ -33,6 +35,8 @@ extension Reducer {
   ///   - state: Where the elements live.
   ///   - action: The action case that carries an element id and an element action.
   ///   - element: The element reducer.
+  ///   - fileID: The file of the call, named in issues this produces (filled in for you).
+  ///   - line: The line of the call (filled in for you).
   public func forEach<ElementState, ElementAction, Element: Reducer>(
     _ state: WritableKeyPath<State, IdentifiedArray<ElementState>>,
     action: CasePath<Action, (id: ElementState.ID, action: ElementAction)>,

@@ -31,6 +31,8 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
   ///   - state: Where the child state lives in the parent state.
   ///   - action: The parent action case that carries child actions.
   ///   - child: The child reducer.
+  ///   - fileID: The file of the call, named in issues this produces (filled in for you).
+  ///   - line: The line of the call (filled in for you).
   public init<ChildState, ChildAction>(
     state: WritableKeyPath<ParentState, ChildState>,
     action: CasePath<ParentAction, ChildAction>,
@@ -47,6 +49,8 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
   ///   - state: The case of the parent state that holds the child state.
   ///   - action: The parent action case that carries child actions.
   ///   - child: The child reducer.
+  ///   - fileID: The file of the call, named in issues this produces (filled in for you).
+  ///   - line: The line of the call (filled in for you).
   public init<ChildState, ChildAction>(
     state: CasePath<ParentState, ChildState>,
     action: CasePath<ParentAction, ChildAction>,

@@ -13,6 +13,8 @@ extension Store {
   /// - Parameters:
   ///   - state: Where the child state lives.
   ///   - action: Embeds a child action in an action of this store.
+  ///   - fileID: The file of the call, named in issues this produces (filled in for you).
+  ///   - line: The line of the call (filled in for you).
   public func scope<ChildState: Sendable, ChildAction: Sendable>(
     state: KeyPath<State, ChildState> & Sendable,
     action: @escaping @Sendable (ChildAction) -> Action,
@@ -34,6 +36,8 @@ extension Store {
   /// - Parameters:
   ///   - state: Where the optional child state lives.
   ///   - action: Embeds a child action in an action of this store (for an element, with its id).
+  ///   - fileID: The file of the call, named in issues this produces (filled in for you).
+  ///   - line: The line of the call (filled in for you).
   public func scope<ChildState: Sendable, ChildAction: Sendable>(
     state: KeyPath<State, ChildState?> & Sendable,
     action: @escaping @Sendable (ChildAction) -> Action,
@@ -59,6 +63,8 @@ extension Store {
   ///   - state: Where the array lives.
   ///   - id: The element's id.
   ///   - action: Embeds a child action in an action of this store (with the element's id).
+  ///   - fileID: The file of the call, named in issues this produces (filled in for you).
+  ///   - line: The line of the call (filled in for you).
   public func scope<Element: Identifiable & Sendable, ChildAction: Sendable>(
     state: KeyPath<State, IdentifiedArray<Element>> & Sendable,
     id: Element.ID,
@@ -94,6 +100,8 @@ extension Store {
   }
 
   /// A store of a child feature, with actions embedded by a case path.
+  ///   - fileID: The file of the call, named in issues this produces (filled in for you).
+  ///   - line: The line of the call (filled in for you).
   public func scope<ChildState: Sendable, ChildAction: Sendable>(
     state: KeyPath<State, ChildState> & Sendable,
     action: CasePath<Action, ChildAction>,

@@ -14,6 +14,10 @@ extension TestStore {
   /// - Parameters:
   ///   - name: The name steps use in `fires:`. Names must be unique within a test store.
   ///   - body: The observer.
+  ///   - fileID: The file of the call, where failures are reported (filled in for you).
+  ///   - filePath: The full path of that file (filled in for you).
+  ///   - line: The line of the call (filled in for you).
+  ///   - column: The column of the call (filled in for you).
   public func observe(
     _ name: String,
     fileID: StaticString = #fileID,
@@ -47,6 +51,10 @@ extension TestStore {
   ///     none.
   ///   - assert: Turns the state before the action into the state expected after it. Leave it
   ///     out when the action must not change the state.
+  ///   - fileID: The file of the call, where failures are reported (filled in for you).
+  ///   - filePath: The full path of that file (filled in for you).
+  ///   - line: The line of the call (filled in for you).
+  ///   - column: The column of the call (filled in for you).
   /// - Returns: A task for the effects the action started, which the test can cancel or await.
   @discardableResult
   nonisolated(nonsending) public func send(
@@ -90,6 +98,10 @@ extension TestStore {
   ///   - timeout: How long to wait for it.
   ///   - fires: The observers expected to run; by default none.
   ///   - assert: Turns the state before the action into the expected state after it.
+  ///   - fileID: The file of the call, where failures are reported (filled in for you).
+  ///   - filePath: The full path of that file (filled in for you).
+  ///   - line: The line of the call (filled in for you).
+  ///   - column: The column of the call (filled in for you).
   @discardableResult
   nonisolated(nonsending) public func receive(
     _ expected: Action,
@@ -115,6 +127,10 @@ extension TestStore {
   ///   - timeout: How long to wait for it (default ``timeout``).
   ///   - fires: The observers expected to run; by default none.
   ///   - assert: Turns the state before the action into the expected state after it.
+  ///   - fileID: The file of the call, where failures are reported (filled in for you).
+  ///   - filePath: The full path of that file (filled in for you).
+  ///   - line: The line of the call (filled in for you).
+  ///   - column: The column of the call (filled in for you).
   @discardableResult
   nonisolated(nonsending) public func receive(
     _ isMatching: (Action) -> Bool,
@@ -139,6 +155,10 @@ extension TestStore {
   /// ```swift
   /// await store.receive(.factResponse) { $0.fact = "7 is prime." }
   /// ```
+  ///   - fileID: The file of the call, where failures are reported (filled in for you).
+  ///   - filePath: The full path of that file (filled in for you).
+  ///   - line: The line of the call (filled in for you).
+  ///   - column: The column of the call (filled in for you).
   @discardableResult
   nonisolated(nonsending) public func receive<Value>(
     _ action: CasePath<Action, Value>,
@@ -203,6 +223,10 @@ extension TestStore {
   ///
   /// Effects still running after `timeout` (default ``timeout``) fail the test, one failure at
   /// the line of each step that started them (when exhaustive), and are cancelled.
+  ///   - fileID: The file of the call, where failures are reported (filled in for you).
+  ///   - filePath: The full path of that file (filled in for you).
+  ///   - line: The line of the call (filled in for you).
+  ///   - column: The column of the call (filled in for you).
   nonisolated(nonsending) public func finish(
     timeout: Duration? = nil,
     fileID: StaticString = #fileID,
@@ -249,6 +273,10 @@ extension TestStore {
   }
 
   /// Reduces every action fed back so far without asserting anything about them.
+  ///   - fileID: The file of the call, where failures are reported (filled in for you).
+  ///   - filePath: The full path of that file (filled in for you).
+  ///   - line: The line of the call (filled in for you).
+  ///   - column: The column of the call (filled in for you).
   nonisolated(nonsending) public func skipReceivedActions(
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,

@@ -12,10 +12,10 @@ import Unidirectional
 /// }
 /// ```
 ///
-/// A test store runs the real ``Store`` machinery (the same reducer, effect and observation
+/// A test store runs the real `Store` machinery (the same reducer, effect and observation
 /// code as production) with one difference: actions that effects feed back are not reduced
-/// when they arrive, but queued until the test receives them with ``receive(_:timeout:fires:assert:fileID:filePath:line:column:)``,
-/// so each step's assertion shows exactly that step's change.
+/// when they arrive, but queued until the test receives them with
+/// `receive(_:timeout:fires:assert:)`, so each step's assertion shows exactly that step's change.
 ///
 /// Failures are recorded with `Issue.record` inside a Swift Testing test and with `XCTFail`
 /// under XCTest, at the line of the step. Exhaustive by default (see ``exhaustivity``): at the
@@ -63,6 +63,10 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
   ///   - reducer: Builds the reducer under test.
   ///   - prepareDependencies: Overrides dependencies. Dependencies not overridden use their
   ///     `testValue`; one without a test value fails the test, naming the dependency.
+  ///   - fileID: The file of the call, where failures are reported (filled in for you).
+  ///   - filePath: The full path of that file (filled in for you).
+  ///   - line: The line of the call (filled in for you).
+  ///   - column: The column of the call (filled in for you).
   public init<R: Reducer>(
     initialState: State,
     @ReducerBuilder<State, Action> reducer: () -> R,
@@ -134,7 +138,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
     set { settings.withLock { $0.exhaustivity = newValue } }
   }
 
-  /// How long ``receive(_:timeout:fires:assert:fileID:filePath:line:column:)`` and
+  /// How long `receive(_:timeout:fires:assert:)` and
   /// ``finish(timeout:fileID:filePath:line:column:)`` wait by default. Default: one second.
   ///
   /// A wall-clock limit for tests that fail; passing tests never wait for it. Drive time in

@@ -157,7 +157,7 @@ struct Effects: Reducer {
 
   @Test(.timeLimit(.minutes(1)))
   func nestedIDsAreCancellableAsSoonAsTheEffectStarts() async {
-    let finished = self.finished
+    let (ended, endings) = AsyncStream<String>.makeStream()
     let store = Store(
       initialState: 0,
       reducer: Reduce<Int, String> { _, action in
@@ -165,24 +165,24 @@ struct Effects: Reducer {
         return .merge(
           .run { _ in
             await waitForCancellation()
-            finished.append("inner")
+            endings.yield("inner")
           }
           .cancellable(id: "inner"),
           .run { _ in
             await waitForCancellation()
-            finished.append("sibling")
+            endings.yield("sibling")
           }
         )
         .cancellable(id: "outer")
       })
+    var iterator = ended.makeAsyncIterator()
     let task = store.send("start")
     // Sent before either task had a chance to run: the inner id is already registered.
     store.send("inner")
-    while finished.values.isEmpty { await Task.yield() }
-    #expect(finished.values == ["inner"])
+    #expect(await iterator.next() == "inner")
     store.send("outer")
+    #expect(await iterator.next() == "sibling")
     await task.finish()
-    #expect(finished.values == ["inner", "sibling"])
   }
 
   @Test func cancelInFlightCancelsThePreviousEffect() async {

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// The current values live in a task-local, so they follow structured concurrency: a child task
 /// or a `Task { }` sees the values of the code that created it. Override them for a scope with
-/// ``withDependencies(_:operation:)-(_,()->R)``. A ``Store`` captures the values in force when
+/// `withDependencies(_:operation:)`. A ``Store`` captures the values in force when
 /// it is created; its reducer and effects run with them.
 public struct DependencyValues: Sendable {
   /// The dependencies in force for the current task or thread.
