@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Keeps an observer registered with ``Store/observe(_:)``; cancel it or drop it to stop
 /// observing.
 ///
@@ -10,13 +12,28 @@
 /// store.observe { render(store.count) }.store(in: &tokens)
 /// ```
 public final class ObservationToken: Hashable, Sendable {
-  private let onCancel: Locked<(@Sendable () -> Void)?>
+  /// What cancelling does.
+  private enum Stop: Sendable {
+    /// Removes an observer from its store (the common case). Needs no closure or lock of its
+    /// own: an idle observer costs only this token and the store's record (benchmark M1).
+    case observer(ObserverRemoval)
+    /// Calls a closure once, then releases it.
+    case closure(Locked<(@Sendable () -> Void)?>)
+  }
+
+  private let stop: Stop
+  private let cancelled = Atomic<Bool>(false)
 
   /// Creates a token that calls `onCancel` once, on the first ``cancel()`` or at deinit.
   ///
   /// - Parameter onCancel: Stops whatever the token keeps alive.
   public init(onCancel: @escaping @Sendable () -> Void) {
-    self.onCancel = Locked(onCancel)
+    self.stop = .closure(Locked(onCancel))
+  }
+
+  /// Creates a token that removes `observer` from `store`.
+  init(removing observer: ObserverRecord, from store: some ObserverRemoving) {
+    self.stop = .observer(ObserverRemoval(store: store, observer: observer))
   }
 
   deinit {
@@ -25,16 +42,22 @@ public final class ObservationToken: Hashable, Sendable {
 
   /// Stops the observation. Calling it again does nothing.
   public func cancel() {
-    let onCancel = onCancel.withLock { onCancel in
-      defer { onCancel = nil }
-      return onCancel
+    guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    switch stop {
+    case .observer(let removal):
+      removal.store?.removeObserver(removal.observer)
+    case .closure(let onCancel):
+      let body = onCancel.withLock { onCancel in
+        defer { onCancel = nil }
+        return onCancel
+      }
+      body?()
     }
-    onCancel?()
   }
 
   /// Whether ``cancel()`` has been called.
   public var isCancelled: Bool {
-    onCancel.withLock { $0 == nil }
+    cancelled.load(ordering: .acquiring)
   }
 
   /// Keeps the token in a set, for example a set of all the tokens of a screen.
@@ -53,4 +76,17 @@ public final class ObservationToken: Hashable, Sendable {
   public func hash(into hasher: inout Hasher) {
     hasher.combine(ObjectIdentifier(self))
   }
+}
+
+/// A store that can remove one of its observers.
+protocol ObserverRemoving: AnyObject, Sendable {
+  /// Removes `observer`: it does not run again, and its closure is released.
+  func removeObserver(_ observer: ObserverRecord)
+}
+
+/// The store and the observer a token removes. The store is held weakly: tokens never keep
+/// their store alive.
+struct ObserverRemoval: Sendable {
+  weak var store: (any ObserverRemoving)?
+  let observer: ObserverRecord
 }

@@ -33,10 +33,7 @@ extension Store {
   /// - Returns: A token: the observer runs as long as it is alive and not cancelled.
   public func observe(_ body: @escaping @Sendable () -> Void) -> ObservationToken {
     if let scope { return scope.observe(body) }
-    let observer = register(body)
-    return ObservationToken { [weak self] in
-      self?.removeObserver(observer)
-    }
+    return ObservationToken(removing: register(body), from: self)
   }
 
   /// Calls `body` with the value at `keyPath` now, and again after every action that changes
@@ -108,7 +105,7 @@ extension Store {
     return observer
   }
 
-  private func removeObserver(_ observer: ObserverRecord) {
+  func removeObserver(_ observer: ObserverRecord) {
     let body = core.withLock { $0.graph.remove(observer) }
     // Released here, after the lock: its captures may run code that calls back in.
     _ = consume body
@@ -149,3 +146,5 @@ extension Store {
 }
 
 extension Store: Observable {}
+
+extension Store: ObserverRemoving {}

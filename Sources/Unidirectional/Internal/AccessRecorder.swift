@@ -105,18 +105,17 @@ final class AccessRecorder: @unchecked Sendable {
     }
   }
 
-  /// Whether the current run read exactly `keyPaths`, in the same order.
+  /// Whether the current run read exactly the key paths of `reads`, in the same order.
   @usableFromInline
-  func readsEqual(_ keyPaths: [AnyKeyPath]) -> Bool {
-    guard keyPaths.count == count else { return false }
+  func readsEqual(_ reads: SmallArray<RecordedRead>) -> Bool {
+    guard reads.count == count else { return false }
     if readsAsPredicted { return true }
-    return keyPaths.withUnsafeBufferPointer { old in
-      buffer.withUnsafeBufferPointer { new in
-        for index in 0..<count where old[index] !== new[index] && old[index] != new[index] {
-          return false
-        }
-        return true
+    return buffer.withUnsafeBufferPointer { new in
+      for (index, read) in reads.enumerated()
+      where read.keyPath !== new[index] && read.keyPath != new[index] {
+        return false
       }
+      return true
     }
   }
 

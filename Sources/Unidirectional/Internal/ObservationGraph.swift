@@ -278,14 +278,14 @@ struct ObservationGraph {
   mutating func update(
     _ observer: ObserverRecord, reads recorder: AccessRecorder, state: UnsafeRawPointer
   ) {
-    guard observer.body != nil, !recorder.readsEqual(observer.keyPaths) else { return }
-    let keyPaths = Array(recorder.buffer[0..<recorder.count])
-    observer.keyPaths = keyPaths
-    observer.offsets = Array(recorder.offsets[0..<recorder.count])
-    var newProbes: [Probe] = []
-    newProbes.reserveCapacity(keyPaths.count)
-    for keyPath in keyPaths {
-      let probe = probe(for: keyPath, state: state)
+    guard observer.body != nil, !recorder.readsEqual(observer.reads) else { return }
+    observer.reads = SmallArray(
+      (0..<recorder.count).lazy.map {
+        RecordedRead(keyPath: recorder.buffer[$0], offset: recorder.offsets[$0])
+      })
+    var newProbes = SmallArray<Probe>()
+    for read in observer.reads {
+      let probe = probe(for: read.keyPath, state: state)
       if !newProbes.contains(where: { $0 === probe }) { newProbes.append(probe) }
     }
     for probe in observer.probes where !newProbes.contains(where: { $0 === probe }) {
@@ -309,7 +309,7 @@ struct ObservationGraph {
       probe.unsubscribe(observer)
       removeIfUnused(probe)
     }
-    observer.probes = []
+    observer.probes = SmallArray()
     return body
   }
 

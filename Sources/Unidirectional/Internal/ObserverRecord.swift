@@ -5,7 +5,7 @@
 /// later run and frees the closure as soon as the run in progress returns.
 @usableFromInline
 final class ObserverRecord: @unchecked Sendable {
-  // Safe: `body`, `keyPaths` and `probes` are read and written only under the owning store's
+  // Safe: `body`, `reads` and `probes` are read and written only under the owning store's
   // lock; `id` is immutable.
 
   /// Registration order: a smaller id registered earlier and runs earlier.
@@ -15,14 +15,12 @@ final class ObserverRecord: @unchecked Sendable {
   // Unchecked exclusivity: guarded by the store's lock (see above).
   @usableFromInline @exclusivity(unchecked) var body: (@Sendable () -> Void)?
 
-  /// The key paths the latest run read, in order, as recorded.
-  @usableFromInline @exclusivity(unchecked) var keyPaths: [AnyKeyPath] = []
+  /// The reads of the latest run, in order, as recorded: each key path with its stored offset,
+  /// which the next run reuses.
+  @usableFromInline @exclusivity(unchecked) var reads = SmallArray<RecordedRead>()
 
-  /// The stored offset of each of `keyPaths`, reused by the next run.
-  @usableFromInline @exclusivity(unchecked) var offsets: [Int?] = []
-
-  /// The probes this observer is subscribed to: one per distinct key path in `keyPaths`.
-  @exclusivity(unchecked) var probes: [Probe] = []
+  /// The probes this observer is subscribed to: one per distinct key path in `reads`.
+  @exclusivity(unchecked) var probes = SmallArray<Probe>()
 
   /// The offset recorded for read number `index` of the last run, if that read was `keyPath`.
   ///
@@ -30,8 +28,10 @@ final class ObserverRecord: @unchecked Sendable {
   ///   path), `nil` on a miss.
   @inlinable @inline(__always)
   func predictedOffset(at index: Int, of keyPath: AnyKeyPath) -> Int?? {
-    guard index < keyPaths.count, keyPaths[index] === keyPath else { return nil }
-    return .some(offsets[index])
+    guard index < reads.count else { return nil }
+    let read = reads[index]
+    guard read.keyPath === keyPath else { return nil }
+    return .some(read.offset)
   }
 
   @usableFromInline
@@ -39,4 +39,12 @@ final class ObserverRecord: @unchecked Sendable {
     self.id = id
     self.body = body
   }
+}
+
+/// One read of an observer's run: the key path, and where its value is stored in the state
+/// (`nil` for a computed property or a subscript).
+@usableFromInline
+struct RecordedRead {
+  @usableFromInline let keyPath: AnyKeyPath
+  @usableFromInline let offset: Int?
 }
