@@ -28,8 +28,14 @@ final class ObserverRecord: @unchecked Sendable {
   ///   path), `nil` on a miss.
   @inlinable @inline(__always)
   func predictedOffset(at index: Int, of keyPath: AnyKeyPath) -> Int?? {
-    guard index < reads.count else { return nil }
-    let read = reads[index]
+    // Hot path (every read of a re-running observer): no count, one identity check.
+    if index == 0 {
+      guard let read = reads.head, read.keyPath === keyPath else { return nil }
+      return .some(read.offset)
+    }
+    let tailIndex = index &- 1
+    guard tailIndex < reads.tail.count else { return nil }
+    let read = reads.tail[tailIndex]
     guard read.keyPath === keyPath else { return nil }
     return .some(read.offset)
   }
