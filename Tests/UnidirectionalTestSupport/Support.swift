@@ -1,3 +1,4 @@
+import Foundation
 import Unidirectional
 
 // Helpers shared by the package's test targets. `Locked` (the package's pthread lock) is used
@@ -61,4 +62,13 @@ public final class Gate: Sendable {
 public func waitForCancellation() async {
   let stream = AsyncStream<Never> { _ in }
   for await _ in stream {}
+}
+
+/// A path in the temporary directory that no other test uses, for a file a test writes.
+///
+/// - Parameter name: A readable part of the file name.
+public func temporaryFilePath(_ name: String) -> String {
+  FileManager.default.temporaryDirectory.path
+    + "/unidirectional-\(name)-\(ProcessInfo.processInfo.processIdentifier)-"
+    + "\(UInt64.random(in: 0...UInt64.max)).jsonl"
 }

@@ -31,12 +31,6 @@ import UnidirectionalTestSupport
     }
   }
 
-  func temporaryPath(_ name: String = #function) -> String {
-    let directory = FileManager.default.temporaryDirectory.path
-    return "\(directory)/unidirectional-\(ProcessInfo.processInfo.processIdentifier)-"
-      + "\(name.filter(\.isLetter))-\(UInt64.random(in: 0...UInt64.max)).jsonl"
-  }
-
   /// Records a session with effects into `path` and returns the live store's final state.
   func recordSession(at path: String) async throws -> State {
     let recorder = try ActionLogRecorder<Action>(path: path)
@@ -56,7 +50,7 @@ import UnidirectionalTestSupport
   }
 
   @Test func aReplayReachesTheRecordedState() async throws {
-    let path = temporaryPath()
+    let path = temporaryFilePath("action-log")
     defer { try? FileManager.default.removeItem(atPath: path) }
     let recorded = try await recordSession(at: path)
 
@@ -78,7 +72,7 @@ import UnidirectionalTestSupport
   }
 
   @Test func eachLineIsOneJSONEntry() async throws {
-    let path = temporaryPath()
+    let path = temporaryFilePath("action-log")
     defer { try? FileManager.default.removeItem(atPath: path) }
     _ = try await recordSession(at: path)
     let first = try #require(try lines(of: path).first)
@@ -91,7 +85,7 @@ import UnidirectionalTestSupport
     replacingLine index: Int? = nil, with replacement: String = "",
     droppingLine dropped: Int? = nil, endingWithNewline: Bool = true
   ) async throws -> (ActionLog<Action>, State) {
-    let path = temporaryPath()
+    let path = temporaryFilePath("action-log")
     defer { try? FileManager.default.removeItem(atPath: path) }
     _ = try await recordSession(at: path)
     var lines = try lines(of: path)

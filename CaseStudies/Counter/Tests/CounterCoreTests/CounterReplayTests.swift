@@ -6,13 +6,8 @@ import UnidirectionalTestSupport
 
 /// Recording a session to an action log and replaying it reaches the same state.
 @Suite struct CounterReplayTests {
-  func temporaryPath(_ name: String) -> String {
-    FileManager.default.temporaryDirectory.path
-      + "/counter-\(name)-\(UInt64.random(in: 0...UInt64.max)).jsonl"
-  }
-
   @Test func aRecordedSessionReplaysToTheSameState() async throws {
-    let path = temporaryPath("in-process")
+    let path = temporaryFilePath("counter-in-process")
     defer { try? FileManager.default.removeItem(atPath: path) }
     let recorder = try ActionLogRecorder<Counter.Action>(path: path)
     let live = withDependencies {
@@ -37,7 +32,7 @@ import UnidirectionalTestSupport
   }
 
   @Test func theProgramReplaysWhatItRecorded() throws {
-    let path = temporaryPath("program")
+    let path = temporaryFilePath("counter-program")
     defer { try? FileManager.default.removeItem(atPath: path) }
     let session = "+\nfact\n-\n-\ntimer\nwait 1.5\ntimer\n+\n"
     let recorded = try Program.run(
@@ -51,7 +46,7 @@ import UnidirectionalTestSupport
   }
 
   @Test func aTruncatedLogReplaysUpToItsLastGoodAction() throws {
-    let path = temporaryPath("truncated")
+    let path = temporaryFilePath("counter-truncated")
     defer { try? FileManager.default.removeItem(atPath: path) }
     _ = try Program.run("counter", input: Data("+\n+\n+\n".utf8), arguments: ["--record", path])
     // Cut the file in the middle of its last line, as a crash while writing would.

@@ -12,13 +12,8 @@ import UnidirectionalTestSupport
     "a1", "b1", "a2", "b2", "zz", "c3", "b3", "again", "a1", "quit",
   ]
 
-  func temporaryPath(_ name: String) -> String {
-    FileManager.default.temporaryDirectory.path
-      + "/tictactoe-\(name)-\(UInt64.random(in: 0...UInt64.max)).jsonl"
-  }
-
   @Test func aRecordedSessionReplaysToTheSameState() async throws {
-    let path = temporaryPath("in-process")
+    let path = temporaryFilePath("tictactoe-in-process")
     defer { try? FileManager.default.removeItem(atPath: path) }
     let recorder = try ActionLogRecorder<TicTacToe.Action>(path: path)
     let live = withDependencies {
@@ -44,7 +39,7 @@ import UnidirectionalTestSupport
   }
 
   @Test func theProgramReplaysWhatItRecorded() throws {
-    let path = temporaryPath("program")
+    let path = temporaryFilePath("tictactoe-program")
     defer { try? FileManager.default.removeItem(atPath: path) }
     let input = Data(Self.session.map { $0 + "\n" }.joined().utf8)
     let recorded = try Program.run("tictactoe", input: input, arguments: ["--record", path])
@@ -60,7 +55,7 @@ import UnidirectionalTestSupport
   }
 
   @Test func aCorruptedLogStopsAtTheLastGoodActionWithAnError() throws {
-    let path = temporaryPath("corrupted")
+    let path = temporaryFilePath("tictactoe-corrupted")
     defer { try? FileManager.default.removeItem(atPath: path) }
     let input = Data(Self.session.prefix(5).map { $0 + "\n" }.joined().utf8)
     _ = try Program.run("tictactoe", input: input, arguments: ["--record", path])
