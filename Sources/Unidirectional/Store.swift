@@ -241,7 +241,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   @inlinable
   @discardableResult
   func process(_ action: Action, reportsTask: Bool) -> StoreTask {
-    core.lock()
+    core.lockSpinning()
     guard !core.value.isDraining else {
       let pending = reportsTask ? PendingStoreTask() : nil
       core.value.queue.append(Queued(action: action, pending: pending))

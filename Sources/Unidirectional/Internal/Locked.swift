@@ -45,6 +45,30 @@ package final class Locked<Value>: @unchecked Sendable {
     pthread_mutex_lock(mutex)
   }
 
+  /// Acquires the lock, trying for a short while before sleeping.
+  ///
+  /// For `send`, where another thread holds the lock for tens of nanoseconds: retrying, and
+  /// yielding the processor between tries, is far cheaper than a futex sleep and wake-up
+  /// (benchmark R1, two threads sending: 45-93 ns per action with `lock()`, 21 ns with this).
+  /// Other callers use ``lock()``, which keeps the uncontended path as short as possible; a
+  /// mutex of the adaptive type did the spinning for every caller, and slowed B2 by 15%.
+  @inlinable @inline(__always)
+  package func lockSpinning() {
+    if pthread_mutex_trylock(mutex) == 0 { return }
+    lockSpinningSlowPath()
+  }
+
+  @usableFromInline
+  func lockSpinningSlowPath() {
+    // Bounded: after 100 tries the lock is held for something long (observers or effects
+    // starting outside the fast path), so sleep on it as usual.
+    for _ in 0..<100 {
+      if pthread_mutex_trylock(mutex) == 0 { return }
+      sched_yield()
+    }
+    pthread_mutex_lock(mutex)
+  }
+
   /// Releases the lock.
   @inlinable @inline(__always)
   package func unlock() {
