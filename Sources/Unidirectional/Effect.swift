@@ -179,12 +179,12 @@ extension Effect {
     case .run(let run):
       let operation = run.operation
       let operationMap: @Sendable (Send<NewAction>) async throws -> Void = { send in
-        try await operation(Send<Action> { send.send(transform($0)) })
+        try await operation(Send<Action>(deliver: { send.deliver(transform($0)) }))
       }
       var handlerMap: (@Sendable (any Error, Send<NewAction>) async -> Void)?
       if let handler = run.handler {
         handlerMap = { error, send in
-          await handler(error, Send<Action> { send.send(transform($0)) })
+          await handler(error, Send<Action>(deliver: { send.deliver(transform($0)) }))
         }
       }
       let mapped = Effect<NewAction>.Run(

@@ -8,27 +8,42 @@
 /// }
 /// ```
 ///
-/// Sending from a cancelled task does nothing: effects that were cancelled cannot change state.
+/// `await send(action)` returns once the store has reduced the action, so when an effect ends,
+/// the actions it sent are in the state: after ``StoreTask/finish()``, reading the store shows
+/// them. Sending from a cancelled task does nothing: effects that were cancelled cannot change
+/// state.
 public struct Send<Action>: Sendable {
-  let send: @Sendable (Action) -> Void
+  /// Hands an action to the store and says how to wait for its reduction.
+  let deliver: @Sendable (Action) -> StoreTask
 
   /// Creates a `Send` that passes actions to `send`.
   ///
-  /// Effects get their `Send` from the store; create one yourself only to adapt actions.
+  /// Effects get their `Send` from the store; create one yourself only to adapt actions. A
+  /// `Send` made this way returns as soon as `send` returns.
   ///
   /// - Parameter send: Receives each action.
   public init(_ send: @escaping @Sendable (Action) -> Void) {
-    self.send = send
+    self.deliver = { action in
+      send(action)
+      return .none
+    }
   }
 
-  /// Sends an action to the store, unless the current task is cancelled.
+  /// Creates a `Send` whose calls wait for the task `deliver` returns to be reduced.
+  init(deliver: @escaping @Sendable (Action) -> StoreTask) {
+    self.deliver = deliver
+  }
+
+  /// Sends an action to the store, unless the current task is cancelled, and returns once it is
+  /// reduced.
   ///
-  /// The action is queued in FIFO order; if the store is idle, it is reduced (and observers
-  /// run) on this task before the call returns.
+  /// If the store is idle, the action is reduced (and observers run) on this task. If the store
+  /// is busy, the action is queued in FIFO order and this call waits until the thread doing the
+  /// work has reduced it. It does not wait for the effects that action starts.
   ///
   /// - Parameter action: The action to send.
   public func callAsFunction(_ action: Action) async {
     guard !Task.isCancelled else { return }
-    send(action)
+    await deliver(action).waitUntilReduced()
   }
 }

@@ -56,10 +56,10 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   @usableFromInline
   struct Queued {
     @usableFromInline let action: Action
-    @usableFromInline let pending: PendingStoreTask?
+    @usableFromInline let pending: PendingStoreTask
 
     @inlinable
-    init(action: Action, pending: PendingStoreTask?) {
+    init(action: Action, pending: PendingStoreTask) {
       self.action = action
       self.pending = pending
     }
@@ -127,7 +127,8 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     self.init(
       root: initialState, reducer: reducer, interceptors: interceptors, onIssue: onIssue,
       dependencyBinding: nil)
-    effects.connect { [weak self] action in self?.process(action, reportsTask: false) }
+    // Effects ask for a task so that `await send(action)` can wait while the action is queued.
+    effects.connect { [weak self] action in self?.process(action) ?? StoreTask(nil) }
   }
 
   /// Creates a store whose reducer is built by a ``ReducerBuilder`` block.
@@ -164,7 +165,10 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     self.init(
       root: initialState, reducer: reducer, interceptors: [], onIssue: onIssue,
       dependencyBinding: .never)
-    effects.connect(effectActions)
+    effects.connect { action in
+      effectActions(action)
+      return .none
+    }
   }
 
   /// Creates a root store, which owns its state, with the dependencies in force now. Its effects
@@ -234,19 +238,19 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   @discardableResult
   public func send(_ action: Action) -> StoreTask {
     if let scope { return scope.send(action) }
-    return process(action, reportsTask: true)
+    return process(action)
   }
 
   /// Reduces `action` now if the store is idle, or queues it.
   @inlinable
   @discardableResult
-  func process(_ action: Action, reportsTask: Bool) -> StoreTask {
+  func process(_ action: Action) -> StoreTask {
     core.lockSpinning()
     guard !core.value.isDraining else {
-      let pending = reportsTask ? PendingStoreTask() : nil
+      let pending = PendingStoreTask()
       core.value.queue.append(Queued(action: action, pending: pending))
       core.unlock()
-      return pending.map(StoreTask.init(pending:)) ?? StoreTask(nil)
+      return StoreTask(pending: pending)
     }
     if !interceptors.isEmpty {
       core.value.isDraining = true
@@ -338,13 +342,13 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
       if !interceptors.isEmpty {
         core.unlock()
         let task = reduceIntercepted(next.action)
-        next.pending?.resolve(task)
+        next.pending.resolve(task)
         continue
       }
       let reduced = reduce(next.action, in: &core.value)
       core.unlock()
       let task = complete(reduced)
-      next.pending?.resolve(task)
+      next.pending.resolve(task)
     }
   }
 

@@ -46,6 +46,9 @@ public struct StoreTask: Hashable, Sendable {
 
   /// Waits until the action has been reduced and every effect it started has ended.
   ///
+  /// An effect's `await send(_:)` returns once its action is reduced, so when this returns, the
+  /// actions those effects sent are in the state (not necessarily the effects *they* started).
+  ///
   /// Cancelling the task that awaits this cancels the effects.
   public func finish() async {
     let task: Task<Void, Never>?
@@ -60,6 +63,11 @@ public struct StoreTask: Hashable, Sendable {
     } onCancel: {
       task.cancel()
     }
+  }
+
+  /// Waits until the action has been reduced, without waiting for its effects.
+  func waitUntilReduced() async {
+    if case .pending(let pending) = handle { _ = await pending.task }
   }
 
   /// Whether the effects were cancelled, or the action started none.

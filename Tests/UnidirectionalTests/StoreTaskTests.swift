@@ -11,11 +11,13 @@ import UnidirectionalTestSupport
     let entered = DispatchSemaphore(value: 0)
     let release = DispatchSemaphore(value: 0)
     let log = Log<String>()
+    /// Lets the effect of action 5 send 6.
+    let gate = Gate()
     let store: Store<Int, Int>
     let token: ObservationToken
 
     init() {
-      let log = self.log
+      let (log, gate) = (self.log, self.gate)
       let store = Store(initialState: 0) {
         Reduce<Int, Int> { state, action in
           state = action
@@ -25,6 +27,11 @@ import UnidirectionalTestSupport
             return .run { _ in
               await waitForCancellation()
               log.append("effect cancelled")
+            }
+          case 5:
+            return .run { send in
+              await gate.wait()
+              await send(6)
             }
           default: return .none
           }
@@ -79,5 +86,20 @@ import UnidirectionalTestSupport
     await task.finish()
     #expect(busy.store.state == 4)
     #expect(task.isCancelled)  // Reduced, and started no work.
+  }
+
+  @Test func anEffectsSendReturnsOnceTheQueuedActionIsReduced() async {
+    let busy = BusyStore()
+    let task = busy.store.send(5)
+    busy.occupy()
+    busy.gate.open()  // The effect sends 6, which queues behind 1.
+    let finished = Task {
+      await task.finish()
+      return busy.store.state
+    }
+    // Time for `finish()` to return early if the effect's send did not wait.
+    try? await Task.sleep(for: .milliseconds(100))
+    busy.release.signal()
+    #expect(await finished.value == 6)
   }
 }

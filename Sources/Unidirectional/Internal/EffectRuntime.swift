@@ -31,7 +31,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   private let deliver = Locked<Delivery?>(nil)
 
   private struct Delivery {
-    let send: @Sendable (Action) -> Void
+    let send: @Sendable (Action) -> StoreTask
   }
 
   /// Signalled whenever an effect task ends, for ``waitForRunningEffects(timeout:)``.
@@ -47,15 +47,18 @@ final class EffectRuntime<Action: Sendable>: Sendable {
 
   /// Connects the runtime to its store.
   @usableFromInline
-  func connect(_ deliver: @escaping @Sendable (Action) -> Void) {
+  ///
+  /// - Parameter deliver: Reduces or queues an action; what it returns tells a `Send` when the
+  ///   action has been reduced.
+  func connect(_ deliver: @escaping @Sendable (Action) -> StoreTask) {
     self.deliver.withLock { $0 = Delivery(send: deliver) }
   }
 
   /// The `Send` effects of this store use.
   var send: Send<Action> {
-    Send { [self] action in
-      deliver.withLock { $0 }?.send(action)
-    }
+    Send(deliver: { [self] action in
+      deliver.withLock { $0 }?.send(action) ?? .none
+    })
   }
 
   /// The number of effect tasks still running.
@@ -105,7 +108,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     case .none:
       break
     case .send(let action):
-      deliver.withLock { $0 }?.send(action)
+      _ = deliver.withLock { $0 }?.send(action)
     case .cancel(let id):
       cancel(id: id)
     case .issue(let issue):
