@@ -141,6 +141,9 @@ extension Store {
   /// The number of effect tasks of this store still running.
   package var runningEffectCount: Int { effects.runningCount }
 
+  /// Whether actions are waiting for the thread draining this root store.
+  package var hasQueuedActions: Bool { core.withLock { !$0.queue.isEmpty } }
+
   /// Blocks until no effect task of this store is running or `timeout` has passed, for code that
   /// cannot `await` (a test store's deinit). Returns the number still running.
   package func waitForRunningEffects(timeout: Duration) -> Int {

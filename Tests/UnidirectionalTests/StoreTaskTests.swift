@@ -32,7 +32,11 @@ import UnidirectionalTestSupport
             return .run { send in
               await gate.wait()
               await send(6)
+              log.append("send returned")
             }
+          case 6:
+            log.append("6 reduced")
+            return .none
           default: return .none
           }
         }
@@ -93,13 +97,11 @@ import UnidirectionalTestSupport
     let task = busy.store.send(5)
     busy.occupy()
     busy.gate.open()  // The effect sends 6, which queues behind 1.
-    let finished = Task {
-      await task.finish()
-      return busy.store.state
-    }
-    // Time for `finish()` to return early if the effect's send did not wait.
-    try? await Task.sleep(for: .milliseconds(100))
+    while !busy.store.hasQueuedActions { await Task.yield() }
     busy.release.signal()
-    #expect(await finished.value == 6)
+    await task.finish()
+    #expect(busy.store.state == 6)
+    // Had the send returned once queued, the effect would have ended before 6 was reduced.
+    #expect(busy.log.values == ["6 reduced", "send returned"])
   }
 }
