@@ -43,8 +43,8 @@ if arguments.selects("M2") {
   let figures = residentBytesOverEffects(actions: actions, samples: 10)
   let mebibytes = { (bytes: Int) in String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
   let growth = figures.last!.bytes - figures.first!.bytes
-  // A quick run is too short to judge: a one-time step of a megabyte or two (seen in CI; most
-  // likely a worker thread's stack) weighs too much against a million actions.
+  // A quick run is too short to judge: a one-time step of a megabyte or two (a worker arena's
+  // high-water mark; see `residentBytesOverEffects`) weighs too much against a million actions.
   let verdict =
     arguments.quick ? "(quick run: not judged)" : growth <= 1_048_576 ? "ok" : "MISSED"
   let name = "M2 resident memory over \(actions) effect actions".padding(
