@@ -46,10 +46,10 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   }
 
   /// Connects the runtime to its store.
-  @usableFromInline
   ///
   /// - Parameter deliver: Reduces or queues an action; what it returns tells a `Send` when the
   ///   action has been reduced.
+  @usableFromInline
   func connect(_ deliver: @escaping @Sendable (Action) -> StoreTask) {
     self.deliver.withLock { $0 = Delivery(send: deliver) }
   }
