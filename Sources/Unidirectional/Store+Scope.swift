@@ -157,3 +157,31 @@ extension Store {
     return statePointer.pointee[keyPath: keyPath]
   }
 }
+
+/// What a store's observation machinery holds now, for tests that check that reads leave
+/// nothing behind and that cancelled observers are gone.
+package struct ObservationFootprint: Equatable, Sendable, CustomStringConvertible {
+  /// Registered observers.
+  package var observers: Int
+  /// Values watched for those observers (one per distinct read).
+  package var probes: Int
+  /// Reads remembered for Apple's Observation (`withObservationTracking`, `Observations`).
+  package var trackedReads: Int
+
+  package init(observers: Int, probes: Int, trackedReads: Int) {
+    self.observers = observers
+    self.probes = probes
+    self.trackedReads = trackedReads
+  }
+
+  package var description: String {
+    "\(observers) observers, \(probes) probes, \(trackedReads) tracked reads"
+  }
+}
+
+extension Store {
+  /// What the root store's observation machinery holds now (see ``ObservationFootprint``).
+  package var observationFootprint: ObservationFootprint {
+    core.withLock { $0.graph.footprint }
+  }
+}

@@ -185,7 +185,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     dependencyBinding: DependencyBinding?
   ) where R.State == State, R.Action == Action {
     self.scope = nil
-    self.core = Locked(Core())
+    self.core = Locked(Core(), isStoreLock: true)
     self.statePointer = .allocate(capacity: 1)
     statePointer.initialize(to: initialState)
     self.reducer = reducer
@@ -202,7 +202,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   /// `scope`.
   init(scope: some StoreScope<State, Action>, initialState: State) {
     self.scope = scope
-    self.core = Locked(Core())
+    self.core = Locked(Core(), isStoreLock: true)
     self.statePointer = .allocate(capacity: 1)
     statePointer.initialize(to: initialState)
     self.reducer = EmptyReducer()

@@ -103,6 +103,12 @@ struct ObservationGraph {
     init() {}
   }
 
+  /// Counts of what the graph holds, for tests.
+  var footprint: ObservationFootprint {
+    ObservationFootprint(
+      observers: observers.count, probes: probes.count, trackedReads: liveRegistrarProbes.count)
+  }
+
   // MARK: Per action
 
   /// Refreshes the probes an action may have changed and returns what did change.
