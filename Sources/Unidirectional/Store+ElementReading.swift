@@ -6,17 +6,20 @@ extension Store {
   /// ```
   ///
   /// Inside an observer, the read re-runs the observer only when this element changes, appears
-  /// or goes away. It is the precise way to read a row from a root store, and its cost per
-  /// action does not grow with the number of rows or of observers like it.
+  /// or goes away. It is the precise way to read a row from a root store: when `array` is a
+  /// stored property (or a chain of them), an action costs the same whatever the number of
+  /// rows and of observers reading rows like this, because the array records which element
+  /// each write touched.
   ///
   /// - Parameters:
   ///   - array: Where the array lives in the state.
   ///   - id: The element's id.
   /// - Returns: The element, or `nil` if no element has this id.
+  @inlinable
   public subscript<Element: Identifiable>(
     array: KeyPath<State, IdentifiedArray<Element>>, id id: Element.ID
   ) -> Element? {
-    self[array, id: id, \Element.self]
+    readElement(array, id: id, field: \Element.self)
   }
 
   /// Reads a value inside one element of an ``IdentifiedArray``, tracked as exactly that value.
@@ -26,19 +29,133 @@ extension Store {
   /// ```
   ///
   /// Inside an observer, the read re-runs the observer only when this value of this element
-  /// changes, or when the element appears or goes away.
+  /// changes, or when the element appears or goes away. Like `store[\.todos, id: todoID]`, it
+  /// costs nothing after an action that did not write this element.
   ///
   /// - Parameters:
   ///   - array: Where the array lives in the state.
   ///   - id: The element's id.
   ///   - field: The value inside the element.
   /// - Returns: The value, or `nil` if no element has this id.
+  @inlinable
   public subscript<Element: Identifiable, Value>(
     array: KeyPath<State, IdentifiedArray<Element>>, id id: Element.ID,
     field: KeyPath<Element, Value>
   ) -> Value? {
-    read(
-      array.appending(path: \IdentifiedArray<Element>.[id: id])
-        .appending(path: \Element?.[unwrapping: field]))
+    readElement(array, id: id, field: field)
+  }
+
+  @inlinable
+  func readElement<Element: Identifiable, Value>(
+    _ array: KeyPath<State, IdentifiedArray<Element>>, id: Element.ID,
+    field: KeyPath<Element, Value>
+  ) -> Value? {
+    if let scope {
+      return scope.read(array.appending(path: \IdentifiedArray<Element>.[id: id]))?[
+        keyPath: field]
+    }
+    return record(ElementRead(array: array, id: id, field: field, fallback: nil))
+  }
+}
+
+/// A read of a value inside the element with a given id of an `IdentifiedArray` of the state.
+@usableFromInline
+struct ElementRead<State, Element: Identifiable, Field>: StateRead {
+  @usableFromInline let array: KeyPath<State, IdentifiedArray<Element>>
+  @usableFromInline let id: Element.ID
+  @usableFromInline let field: KeyPath<Element, Field>
+  /// For a read through a child store: answers from the child's last state once the element is
+  /// gone.
+  @usableFromInline let fallback: ChildFallback<Element>?
+
+  @inlinable
+  init(
+    array: KeyPath<State, IdentifiedArray<Element>>, id: Element.ID,
+    field: KeyPath<Element, Field>, fallback: ChildFallback<Element>?
+  ) {
+    self.array = array
+    self.id = id
+    self.field = field
+    self.fallback = fallback
+  }
+
+  @usableFromInline
+  func isRead(of probe: Probe) -> Bool {
+    probe.arrayKeyPath === array && probe.keyPath === field
+      && probe.reader == fallback?.reader
+      && unsafeDowncast(probe, to: ElementProbe<Element.ID, Field>.self).id == id
+  }
+
+  @usableFromInline
+  func value(in state: UnsafeMutablePointer<State>) -> Field? {
+    let fieldOffset = MemoryLayout<Element>.offset(of: field)
+    let value: Field?
+    if let offset = MemoryLayout<State>.offset(of: array) {
+      value = (UnsafeRawPointer(state) + offset)
+        .assumingMemoryBound(to: IdentifiedArray<Element>.self).pointee
+        .value(id: id, field: field, fieldOffset: fieldOffset)
+    } else {
+      value = state.pointee[keyPath: array].value(id: id, field: field, fieldOffset: fieldOffset)
+    }
+    guard let fallback else { return value }
+    return value ?? fallback.lastValue(field)
+  }
+
+  @usableFromInline
+  func makeProbe(value: Field?, generation: UInt64) -> Probe {
+    let field = field
+    return makeElementProbe(
+      array: array, arrayOffset: MemoryLayout<State>.offset(of: array), id: id, field: field,
+      value: value, generation: generation, reader: fallback?.reader,
+      fallback: fallback.map { fallback in { fallback.lastValue(field) } })
+  }
+}
+
+/// Where a child store whose state can go away keeps its last state, to answer reads once the
+/// state is gone (see `ChildReader`).
+@usableFromInline
+struct ChildFallback<State> {
+  /// Identifies the child store's reader.
+  @usableFromInline let reader: ObjectIdentifier
+  @usableFromInline let lastKnown: Locked<State>
+
+  @usableFromInline
+  init(reader: ObjectIdentifier, lastKnown: Locked<State>) {
+    self.reader = reader
+    self.lastKnown = lastKnown
+  }
+
+  /// The value at `keyPath` in the last state.
+  @usableFromInline
+  func lastValue<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
+    // Copied out first: the key path's getter runs outside the lock.
+    let state = lastKnown.withLock { $0 }
+    return state[keyPath: keyPath]
+  }
+}
+
+/// A read of an optional key path of the state through a child store whose state can go away:
+/// answered from the child's last state once the value is `nil`.
+struct FallbackRead<State, Child, Field>: StateRead {
+  /// The root key path of the child's read.
+  let keyPath: KeyPath<State, Field?>
+  /// The child's key path.
+  let childKeyPath: KeyPath<Child, Field>
+  let fallback: ChildFallback<Child>
+
+  func isRead(of probe: Probe) -> Bool {
+    probe.keyPath === keyPath && probe.reader == fallback.reader
+  }
+
+  func value(in state: UnsafeMutablePointer<State>) -> Field? {
+    state.pointee[keyPath: keyPath] ?? fallback.lastValue(childKeyPath)
+  }
+
+  func makeProbe(value: Field?, generation: UInt64) -> Probe {
+    let fallback = fallback
+    let childKeyPath = childKeyPath
+    return keyPath.makeFallbackProbe(
+      value: value, generation: generation, reader: fallback.reader,
+      fallback: { fallback.lastValue(childKeyPath) })
   }
 }

@@ -3,12 +3,13 @@ import Observation
 extension Store {
   /// Runs `body` now, and again after every action that changes a value it read.
   ///
-  /// Every read of this store's state inside `body` is recorded as its key path: `store.count`
-  /// as `\.count`, `store[\.board.cells[4]]` as `\.board.cells[4]`, `store.state` as the
-  /// whole state. Reads are recorded anew on every run, so a read behind an `if` is tracked
-  /// only while the branch is taken.
+  /// Every read of this store's state inside `body` is recorded: `store.count` as `\.count`,
+  /// `store[\.board.cells[4]]` as `\.board.cells[4]`, `store[\.rows, id: 7]` as the row with id
+  /// 7, `store.state` as the whole state. Reads are recorded anew on every run, so a read behind
+  /// an `if` is tracked only while the branch is taken.
   ///
-  /// A value has changed when `!=` says so for `Equatable` values, when `!==` does for class
+  /// A value has changed when `!=` says so for `Equatable` values (a value whose bits are
+  /// unchanged, such as the same `Double.nan`, is unchanged), when `!==` does for class
   /// instances, and after every action for any other type.
   ///
   /// ```swift
@@ -17,16 +18,25 @@ extension Store {
   /// }
   /// ```
   ///
+  /// Keep the token for as long as the observer should run: dropping it stops the observer. In
+  /// optimized builds `_ = token` does not keep it alive; store it in a property or a set, or use
+  /// `withExtendedLifetime(token) { … }`.
+  ///
   /// ## Guarantees
   ///
   /// - `body` runs at most once per action, after the action's state is committed (it never
-  ///   sees a half-applied action), outside the store's lock, in registration order among the
-  ///   observers that fire.
+  ///   sees a half-applied action), outside any lock, in registration order among the observers
+  ///   that fire.
+  /// - After an action, the reads of `body`'s latest run are checked in the order it made them,
+  ///   stopping at the first that changed, so a read behind a guard is never evaluated once the
+  ///   guard changed: `if store.items.count > 7 { store[\.items[7]] }` is safe when `items`
+  ///   shrinks.
   /// - It runs on the thread that is processing the store's actions at that moment (see
   ///   ``Store``). Actions it sends are queued and reduced after the observers of the current
   ///   action have run.
-  /// - Cost per action grows with the number of distinct key paths observed and the observers
-  ///   that fire, not with the number of observers.
+  /// - Cost per action grows with what changed and with the observers that fire, not with the
+  ///   number of observers, except for reads through key paths that are not chains of stored
+  ///   properties (see ``subscript(_:)``), which are checked after every action.
   ///
   /// - Parameter body: The observer. Capture the store weakly, or cancel the token, if the
   ///   store should be able to go away while the observer is registered.
@@ -45,14 +55,19 @@ extension Store {
   /// }
   /// ```
   ///
+  /// The observer does not keep the store alive, and on a child store made by `scope` it keeps
+  /// running after the child store object itself is gone, for as long as the token lives.
+  ///
   /// - Parameters:
   ///   - keyPath: The value to observe.
   ///   - body: Receives the value.
-  /// - Returns: A token: the observer runs as long as it is alive and not cancelled.
+  /// - Returns: A token: the observer runs as long as it is alive and not cancelled. In optimized
+  ///   builds `_ = token` does not keep it alive; store it.
   public func observe<Value>(
     _ keyPath: KeyPath<State, Value>,
     _ body: @escaping @Sendable (Value) -> Void
   ) -> ObservationToken {
+    if let scope { return scope.observe(keyPath, body) }
     let keyPath = UncheckedSendable(keyPath)
     return observe { [weak self] in
       guard let self else { return }
@@ -60,88 +75,118 @@ extension Store {
     }
   }
 
-  /// Records the first run of a new observer and installs it.
+  /// Records the first run of a new observer and files it.
   private func register(_ body: @escaping @Sendable () -> Void) -> ObserverRecord {
-    // Idle store: own it while the first run reads, so no action commits in between.
-    core.lock()
-    if !core.value.isDraining {
-      core.value.isDraining = true
-      core.unlock()
-      let recorder = AccessRecorder(store: ObjectIdentifier(self), isDrainer: true)
-      recorder.recordInstalled(body)
-      core.lock()
-      let observer = core.value.graph.register(body: body, reads: recorder, state: statePointer)
-      core.unlock()
+    let observer = ObserverRecord(
+      id: nextObserverID.add(1, ordering: .relaxed).oldValue, body: body)
+    if gate.isOwnedByCurrentThread {
+      // Inside one of this store's observers (or its interceptors, or the deinit of something
+      // they released): the graph is ours, unless it is in the middle of a pass.
+      if graph.isBusy {
+        let reads = recordDeferred(body)
+        graph.perform(.register(observer, reads), state: statePointer)
+      } else {
+        recordOwning(observer, body)
+      }
+      return observer
+    }
+    if gate.tryAcquire() {
+      // Idle store: own it while the first run reads, so that no action commits in between.
+      recordOwning(observer, body)
       drain()
       return observer
     }
-    core.unlock()
-    // Busy store (another thread is processing, or we are inside one of its observers): keep
-    // the run only if no action was committed while it read.
-    let recorder = AccessRecorder(store: ObjectIdentifier(self), isDrainer: false)
+    // Another thread owns the store: read as a reader, and keep the run only if no action was
+    // committed while it read; the owner files it.
+    var reads: [Probe] = []
+    var generation = gate.generation
     for _ in 0..<3 {
-      let generation = core.withLock { $0.generation }
-      recorder.recordInstalled(body)
-      core.lock()
-      if core.value.generation == generation {
-        let observer = core.value.graph.register(body: body, reads: recorder, state: statePointer)
-        core.unlock()
-        return observer
-      }
-      core.unlock()
+      generation = gate.generation
+      reads = recordDeferred(body)
+      if gate.generation == generation { break }
     }
-    // Still racing a busy drainer: install with the latest reads and have it run again.
-    core.lock()
-    let observer = core.value.graph.register(body: body, reads: recorder, state: statePointer)
-    guard !core.value.isDraining else {
-      core.value.staleObservers.append(observer)
-      core.unlock()
-      return observer
+    if gate.submit({
+      $0.requests.append(.register(observer, reads: reads, generation: generation))
+    }) {
+      drain()
     }
-    core.value.isDraining = true
-    core.unlock()
-    runObservers([observer])
-    drain()
     return observer
   }
 
+  /// Records a first run on the owner's thread, filing its probes as it reads, and files the
+  /// observer.
+  private func recordOwning(_ observer: ObserverRecord, _ body: @Sendable () -> Void) {
+    let recorder = AccessRecorder(store: ObjectIdentifier(self), isOwning: true)
+    recorder.recordInstalled(body)
+    graph.insert(observer, reads: recorder.recordedProbes)
+  }
+
+  /// Records a run whose reads the owner files later, and returns their standalone probes.
+  private func recordDeferred(_ body: @Sendable () -> Void) -> [Probe] {
+    let recorder = AccessRecorder(store: ObjectIdentifier(self), isOwning: false)
+    recorder.recordInstalled(body)
+    return Array(recorder.recordedProbes)
+  }
+
+  /// Owner: carries out what other threads asked of the graph.
+  func carryOut(_ requests: [Request]) {
+    let current = gate.generation
+    for request in requests {
+      switch request {
+      case .register(let observer, let reads, let generation):
+        if generation == current {
+          graph.perform(.register(observer, reads), state: statePointer)
+        } else {
+          // An action was committed after the first run read: run it again, on this state.
+          graph.perform(.register(observer, []), state: statePointer)
+          runObservers([observer])
+        }
+      case .remove(let observer):
+        graph.perform(.remove(observer), state: statePointer)
+      case .track(var entry, let thread, let generation):
+        entry.isStale = generation != current
+        graph.perform(.track(entry, thread: thread), state: statePointer)
+      }
+    }
+  }
+
+  /// Stops an observer (for its token): it does not run again, and its closure is released
+  /// outside any lock.
   func removeObserver(_ observer: ObserverRecord) {
-    let body = core.withLock { $0.graph.remove(observer) }
-    // Released here, after the lock: its captures may run code that calls back in.
+    let body = observer.cancel()
+    if gate.isOwnedByCurrentThread {
+      graph.perform(.remove(observer), state: statePointer)
+    } else if gate.submit({ $0.requests.append(.remove(observer)) }) {
+      drain()
+    }
+    // Released last, with no lock held: its captures may run code that calls back in.
     _ = consume body
   }
 
-  /// Runs observers made stale by an action, recording what each reads. Called by the
-  /// draining thread, outside the lock.
-  @inlinable
+  /// Owner: runs observers made stale by an action, recording what each reads.
+  @usableFromInline
   func runObservers(_ observers: [ObserverRecord]) {
     let previous = drainRecorder.install()
-    core.lock()
     for observer in observers {
-      // Checked under the lock: an observer cancelled by an earlier one does not run.
-      guard let body = observer.body else { continue }
-      core.unlock()
-      drainRecorder.record(body, running: observer)
-      core.lock()
-      core.value.graph.update(observer, reads: drainRecorder, state: statePointer)
+      run(observer)
     }
-    core.unlock()
     AccessRecorder.restore(previous)
   }
 
-  func makeRegistrarProbe<Value>(
-    _ keyPath: KeyPath<State, Value>, state: UnsafeRawPointer
-  ) -> RegistrarProbe {
-    let storeKeyPath = UncheckedSendable(\Store.[dynamicMember: keyPath])
-    return RegistrarProbe(
-      probe: keyPath.makeProbe(state: state),
-      storeKeyPath: storeKeyPath.value,
-      post: { [weak self] in
-        guard let self else { return }
-        self.registrar.willSet(self, keyPath: storeKeyPath.value)
-        self.registrar.didSet(self, keyPath: storeKeyPath.value)
-      }
-    )
+  /// Owner: runs one observer and re-subscribes it to what it read. The closure is released, if
+  /// the observer was cancelled meanwhile, when this returns: with no lock held.
+  private func run(_ observer: ObserverRecord) {
+    // An observer cancelled by an earlier one, or from another thread, does not start.
+    guard observer.isInGraph, let body = observer.beginRun() else { return }
+    drainRecorder.record(body, running: observer)
+    let cancelled = observer.endRun()
+    if cancelled != nil {
+      graph.perform(.remove(observer), state: statePointer)
+    } else if observer.isInGraph {
+      graph.update(
+        observer, reads: drainRecorder.recordedProbes,
+        unchanged: drainRecorder.readsMatch(observer))
+    }
   }
 }
 

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 extension Store {
   /// A store of a child feature that reads its state from this store and sends its actions
   /// through it.
@@ -73,30 +81,14 @@ extension Store {
     line: UInt = #line
   ) -> Store<Element, ChildAction>? where Element.ID: Sendable {
     let elementPath = state.appending(path: \IdentifiedArray<Element>.[id: id])
-    // A child store's own child goes through the general path (no element group).
+    // A child store's own child goes through the general path.
     guard scope == nil else {
       return scopeAny(
         state: .optional(elementPath), action: action, fileID: "\(fileID)", line: line)
     }
-    let versions = UncheckedSendable(
-      (
-        version: state.appending(path: \IdentifiedArray<Element>.writeVersion),
-        previous: state.appending(path: \IdentifiedArray<Element>.previousWriteVersion),
-        id: state.appending(path: \IdentifiedArray<Element>.lastWrittenID)
-      ))
-    let element = ScopedStore<State, Action, Element, ChildAction>.ElementScope(
-      array: UncheckedSendable(state),
-      id: UncheckedSendable(AnyHashable(id)),
-      readWrites: { raw in
-        let state = raw.assumingMemoryBound(to: State.self)
-        return ElementWrites(
-          version: state.pointee[keyPath: versions.value.version],
-          previous: state.pointee[keyPath: versions.value.previous],
-          id: state.pointee[keyPath: versions.value.id].map(AnyHashable.init))
-      })
     return makeScope(
       state: .optional(elementPath), action: action, fileID: "\(fileID)", line: line,
-      element: element)
+      element: IdentifiedElementLink(array: UncheckedSendable(state), id: id))
   }
 
   /// A store of a child feature, with actions embedded by a case path.
@@ -122,16 +114,19 @@ extension Store {
   }
 
   /// Makes a child store of this root store.
+  ///
+  /// - Parameter element: For the store of one element of an `IdentifiedArray` of this store,
+  ///   how to read it by id.
   func makeScope<ChildState: Sendable, ChildAction: Sendable>(
     state: ScopePath<State, ChildState>, action: @escaping @Sendable (ChildAction) -> Action,
-    fileID: String, line: UInt,
-    element: ScopedStore<State, Action, ChildState, ChildAction>.ElementScope? = nil
+    fileID: String, line: UInt, element: (any ElementLink<State, ChildState>)? = nil
   ) -> Store<ChildState, ChildAction>? {
     guard let initialState = state.current(in: self) else { return nil }
     return Store<ChildState, ChildAction>(
       scope: ScopedStore(
-        root: self, toState: state, initialState: initialState, embed: action, fileID: fileID,
-        line: line, element: element),
+        root: self,
+        reader: ChildReader(toState: state, element: element, initialState: initialState),
+        embed: action, fileID: fileID, line: line),
       initialState: initialState)
   }
 
@@ -142,7 +137,7 @@ extension Store {
   package var runningEffectCount: Int { effects.runningCount }
 
   /// Whether actions are waiting for the thread draining this root store.
-  package var hasQueuedActions: Bool { core.withLock { !$0.queue.isEmpty } }
+  package var hasQueuedActions: Bool { gate.withPending { !$0.actions.isEmpty } }
 
   /// Blocks until no effect task of this store is running or `timeout` has passed, for code that
   /// cannot `await` (a test store's deinit). Returns the number still running.
@@ -150,12 +145,6 @@ extension Store {
     effects.waitForRunningEffects(timeout: timeout)
   }
 
-  /// Reads a value without recording it for any observer or registrar.
-  func peek<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
-    core.lock()
-    defer { core.unlock() }
-    return statePointer.pointee[keyPath: keyPath]
-  }
 }
 
 /// What a store's observation machinery holds now, for tests that check that reads leave
@@ -181,7 +170,14 @@ package struct ObservationFootprint: Equatable, Sendable, CustomStringConvertibl
 
 extension Store {
   /// What the root store's observation machinery holds now (see ``ObservationFootprint``).
+  ///
+  /// The graph belongs to the thread that owns the store, so this waits until it can take the
+  /// store (or is called by its owner).
   package var observationFootprint: ObservationFootprint {
-    core.withLock { $0.graph.footprint }
+    if gate.isOwnedByCurrentThread { return graph.footprint }
+    while !gate.tryAcquire() { sched_yield() }
+    let footprint = graph.footprint
+    drain()
+    return footprint
   }
 }

@@ -1,4 +1,13 @@
 import Observation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The runtime of a feature: it holds the state, reduces actions one at a time, starts their
 /// effects, and tells observers what changed.
@@ -31,26 +40,32 @@ import Observation
 /// that captures the store strongly does, until its token is cancelled or dropped.
 @dynamicMemberLookup
 public final class Store<State: Sendable, Action: Sendable>: Sendable {
-  /// Everything the lock guards, with ``state`` (see `statePointer`).
-  ///
-  /// States of the store:
-  /// - idle: `isDraining == false`, the queue is empty.
-  /// - draining: one thread owns the store's work (`isDraining == true`): it reduces queued
-  ///   actions, starts their effects and runs observers; other senders only append to `queue`.
-  ///   Observer registration on another thread checks `generation` to see if an action was
-  ///   committed while its first run was reading.
+  /// Work other threads hand to the thread that owns the store (see `StoreGate`).
   @usableFromInline
-  struct Core {
-    @usableFromInline var generation: UInt64 = 0
-    @usableFromInline var isDraining = false
-    @usableFromInline var queue = ActionQueue<Queued>()
-    @usableFromInline var graph = ObservationGraph(stateSize: MemoryLayout<State>.size)
-    /// Observers registered during heavy contention, whose first run may have seen an older
-    /// state: the draining thread runs them again.
-    @usableFromInline var staleObservers: [ObserverRecord] = []
+  struct Pending {
+    @usableFromInline var actions = ActionQueue<Queued>()
+    @usableFromInline var requests: [Request] = []
 
     @inlinable
     init() {}
+  }
+
+  /// A change of the observation graph asked for by a thread that does not own the store.
+  @usableFromInline
+  enum Request {
+    /// A new observer, whose first run read the probes on the state of `generation`.
+    case register(ObserverRecord, reads: [Probe], generation: UInt32)
+    /// A cancelled observer to drop.
+    case remove(ObserverRecord)
+    /// A read made while Apple's Observation tracked, on `thread`, of the state of `generation`.
+    case track(TrackedReads.Entry, thread: UInt, generation: UInt32)
+  }
+
+  /// Work the owner takes from `Pending`.
+  @usableFromInline
+  enum Work {
+    case action(Queued)
+    case requests([Request])
   }
 
   @usableFromInline
@@ -65,33 +80,16 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     }
   }
 
-  /// The result of reducing one action: its effect, and what it made stale.
-  @usableFromInline
-  struct Reduced {
-    @usableFromInline let effect: Effect<Action>
-    @usableFromInline let changes: ObservationGraph.Changes
-
-    @inlinable
-    init(effect: Effect<Action>, changes: ObservationGraph.Changes) {
-      self.effect = effect
-      self.changes = changes
-    }
-
-    /// Whether there is nothing to do after the lock: no effect, no observer, no notification.
-    @inlinable
-    var isTrivial: Bool {
-      guard case .none = effect.operation else { return false }
-      return changes.observers.isEmpty && changes.registrarNotifications.isEmpty
-    }
-  }
-
-  @usableFromInline let core: Locked<Core>
+  /// Who works on the store, and the work waiting for them.
+  @usableFromInline let gate = StoreGate(Pending())
   /// The state, at a stable address.
   ///
-  /// `nonisolated(unsafe)` is safe because of how it is used: the state is written only by
-  /// the draining thread, under the lock; it is read under the lock, or without it by the
-  /// draining thread itself while it runs observers (nothing else can write then).
+  /// `nonisolated(unsafe)` is safe because of how it is used: only the thread that owns the store
+  /// writes it, between `beginReducing` and `endReducing`; other threads read it as readers of the
+  /// gate, which keeps them out while it is written (see `StoreGate`).
   @usableFromInline nonisolated(unsafe) let statePointer: UnsafeMutablePointer<State>
+  /// Which observers read what; used only by the thread that owns the store.
+  @usableFromInline let graph: ObservationGraph
   @usableFromInline let reducer: any Reducer<State, Action>
   @usableFromInline let effects: EffectRuntime<Action>
   @usableFromInline let registrar = ObservationRegistrar()
@@ -103,10 +101,14 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   @usableFromInline let dependencies: DependencyValues
   /// When `dependencies` are bound around the reducer and effects.
   @usableFromInline let dependencyBinding: DependencyBinding
-  /// The recorder of observer runs on the draining thread; only that thread uses it.
+  /// The recorder of observer runs by the owner; only the owner uses it.
   @usableFromInline let drainRecorder: AccessRecorder
   /// Code run around each action (see ``StoreInterceptor``); empty for child stores.
   @usableFromInline let interceptors: [StoreInterceptor<State, Action>]
+  /// The id of the next observer: ids give the order observers run in.
+  let nextObserverID = Atomic<UInt64>(0)
+  /// The key paths reported to the registrar for tracked reads, made once per read.
+  let trackedKeyPaths = Locked<[TrackedReadKey: AnyKeyPath]>([:])
 
   /// Creates a store.
   ///
@@ -185,15 +187,15 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     dependencyBinding: DependencyBinding?
   ) where R.State == State, R.Action == Action {
     self.scope = nil
-    self.core = Locked(Core(), isStoreLock: true)
     self.statePointer = .allocate(capacity: 1)
     statePointer.initialize(to: initialState)
+    self.graph = ObservationGraph(stateSize: MemoryLayout<State>.size)
     self.reducer = reducer
     self.dependencies = DependencyValues.current
     self.dependencyBinding =
       dependencyBinding ?? (dependencies.isDefault ? .whenOverridden : .always)
     self.effects = EffectRuntime(reportIssue: onIssue)
-    self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self), isDrainer: true)
+    self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self), isOwning: true)
     self.interceptors = interceptors
     drainRecorder.store = ObjectIdentifier(self)
   }
@@ -202,21 +204,22 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   /// `scope`.
   init(scope: some StoreScope<State, Action>, initialState: State) {
     self.scope = scope
-    self.core = Locked(Core(), isStoreLock: true)
     self.statePointer = .allocate(capacity: 1)
     statePointer.initialize(to: initialState)
+    self.graph = ObservationGraph(stateSize: 0)
     self.reducer = EmptyReducer()
     self.dependencies = DependencyValues.current
     self.dependencyBinding = .never
     self.effects = EffectRuntime(reportIssue: StoreIssue.printToStandardError)
-    self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self), isDrainer: true)
+    self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self), isOwning: true)
     self.interceptors = []
   }
 
   deinit {
     effects.shutDown()
-    let bodies = core.withLock { $0.graph.removeAll() }
-    // Released after the lock: a closure's captures may run code that calls back in.
+    // Nothing else can reach the store now, so the graph needs no owner. The closures are
+    // released here, after the graph is empty: their captures may run code that calls back in.
+    let bodies = graph.removeAll()
     _ = consume bodies
     statePointer.deinitialize(count: 1)
     statePointer.deallocate()
@@ -245,60 +248,78 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   @inlinable
   @discardableResult
   func process(_ action: Action) -> StoreTask {
-    core.lockSpinning()
-    guard !core.value.isDraining else {
-      let pending = PendingStoreTask()
-      core.value.queue.append(Queued(action: action, pending: pending))
-      core.unlock()
-      return StoreTask(pending: pending)
+    if interceptors.isEmpty, gate.tryAcquireForReducing() {
+      return StoreTask(reduceOwned(action))
     }
-    if !interceptors.isEmpty {
-      core.value.isDraining = true
-      core.unlock()
+    return processSlowPath(action)
+  }
+
+  /// Reduces `action` on a store the caller has just taken for reducing, does everything the
+  /// action causes, then the work queued meanwhile, and gives the store up.
+  @inlinable
+  func reduceOwned(_ action: Action) -> Task<Void, Never>? {
+    let effect = reduce(action)
+    if case .none = effect.operation, graph.isEmpty, gate.tryEndReducingAndRelease() {
+      // Nothing to do after the commit, and nothing was queued: the store is idle again.
+      return nil
+    }
+    gate.endReducing()
+    let task = complete(effect)
+    drain()
+    return task
+  }
+
+  /// `process` when the store could not be taken at once: waits a moment for another thread's
+  /// short reduce, then queues the action (and drains the store if it became idle meanwhile).
+  @usableFromInline
+  func processSlowPath(_ action: Action) -> StoreTask {
+    if interceptors.isEmpty {
+      // Another thread holds the store for tens of nanoseconds per action: retrying, yielding
+      // the processor between tries, is far cheaper than queueing (benchmark R1).
+      var attempts = 0
+      while attempts < 100, gate.isReducingElsewhere {
+        sched_yield()
+        if gate.tryAcquireForReducing() { return StoreTask(reduceOwned(action)) }
+        attempts += 1
+      }
+    } else if gate.tryAcquire() {
       let task = reduceIntercepted(action)
       drain()
       return StoreTask(task)
     }
-    let reduced = reduce(action, in: &core.value)
-    if reduced.isTrivial {
-      // Nothing to do outside the lock, and nothing was queued (the store was idle).
-      core.unlock()
-      return StoreTask(nil)
+    let pending = PendingStoreTask()
+    if gate.submit({ $0.actions.append(Queued(action: action, pending: pending)) }) {
+      // The store was idle after all: the caller owns it, and its action is first in line.
+      drain()
+      if case .some(let task) = pending.resolvedTask { return StoreTask(task) }
     }
-    core.value.isDraining = true
-    core.unlock()
-    let task = complete(reduced)
-    drain()
-    return StoreTask(task)
+    return StoreTask(pending: pending)
   }
 
-  /// Reduces one action and commits its state. Called under the lock by the draining thread.
+  /// Reduces one action on the owner's thread, with the state locked against readers.
   @inlinable
-  func reduce(_ action: Action, in core: inout Core) -> Reduced {
-    let effect = withStoreDependencies {
+  func reduce(_ action: Action) -> Effect<Action> {
+    withStoreDependencies {
       reducer.reduce(into: &statePointer.pointee, action: action)
     }
-    core.generation &+= 1
-    guard !core.graph.isEmpty else {
-      return Reduced(effect: effect, changes: ObservationGraph.Changes())
-    }
-    return Reduced(effect: effect, changes: core.graph.changes(in: statePointer))
   }
 
-  /// Starts the effects of a reduced action and notifies observers, outside the lock.
-  @inlinable
-  func complete(_ reduced: Reduced) -> Task<Void, Never>? {
+  /// Does what a committed action causes, on the owner's thread and outside any lock: finds the
+  /// observers it made stale, starts its effects, runs those observers, and tells the registrar.
+  @usableFromInline
+  func complete(_ effect: Effect<Action>) -> Task<Void, Never>? {
+    let changes = graph.isEmpty ? ObservationGraph.Changes() : graph.changes(in: statePointer)
     var task: Task<Void, Never>?
-    if case .none = reduced.effect.operation {
+    if case .none = effect.operation {
     } else {
       // Tasks inherit the task-locals in force where they are created.
-      task = withStoreDependencies { effects.start(reduced.effect) }
+      task = withStoreDependencies { effects.start(effect) }
     }
-    if !reduced.changes.observers.isEmpty {
-      runObservers(reduced.changes.observers)
+    if !changes.observers.isEmpty {
+      runObservers(changes.observers)
     }
-    for probe in reduced.changes.registrarNotifications {
-      probe.post()
+    for post in changes.posts {
+      post()
     }
     return task
   }
@@ -322,119 +343,52 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     DependencyValues.$current.withValue(dependencies, operation: body)
   }
 
-  /// Processes queued work until the queue is empty, then marks the store idle.
-  @inlinable
+  /// Owner: does the work other threads handed over until there is none, then gives the store
+  /// up.
+  @usableFromInline
   func drain() {
-    while true {
-      core.lock()
-      if !core.value.staleObservers.isEmpty {
-        let observers = core.value.staleObservers
-        core.value.staleObservers = []
-        core.unlock()
-        runObservers(observers)
-        continue
+    while !gate.tryRelease() {
+      let work = gate.nextWork { pending -> (item: Work?, more: Bool) in
+        if !pending.requests.isEmpty {
+          // Requests first: a registration is cheapest on the state its first run read.
+          defer { pending.requests = [] }
+          return (.requests(pending.requests), !pending.actions.isEmpty)
+        }
+        let next = pending.actions.popFirst()
+        return (next.map(Work.action), !pending.actions.isEmpty)
       }
-      guard let next = core.value.queue.popFirst() else {
-        core.value.isDraining = false
-        core.unlock()
+      switch work {
+      case nil:
         return
-      }
-      if !interceptors.isEmpty {
-        core.unlock()
-        let task = reduceIntercepted(next.action)
+      case .requests(let requests):
+        carryOut(requests)
+      case .action(let next):
+        let task: Task<Void, Never>?
+        if interceptors.isEmpty {
+          gate.beginReducing()
+          let effect = reduce(next.action)
+          gate.endReducing()
+          task = complete(effect)
+        } else {
+          task = reduceIntercepted(next.action)
+        }
         next.pending.resolve(task)
-        continue
       }
-      let reduced = reduce(next.action, in: &core.value)
-      core.unlock()
-      let task = complete(reduced)
-      next.pending.resolve(task)
     }
   }
 
-  /// Reduces one action with the interceptors around it. Called by the draining thread, without
-  /// the lock: interceptors may read the store and send to it (sends queue, as the store is
-  /// draining).
+  /// Owner: reduces one action with the interceptors around it. Interceptors may read the store
+  /// and send to it (sends queue, as the store is owned).
   @usableFromInline
   func reduceIntercepted(_ action: Action) -> Task<Void, Never>? {
-    // Only the draining thread writes the state, so reading it here without the lock is safe.
+    // Only the owner writes the state, so reading it here without the gate is safe.
     let oldState = statePointer.pointee
     for interceptor in interceptors { interceptor.willReduce?(action, oldState) }
-    core.lock()
-    let reduced = reduce(action, in: &core.value)
+    gate.beginReducing()
+    let effect = reduce(action)
+    gate.endReducing()
     let newState = statePointer.pointee
-    core.unlock()
     for interceptor in interceptors { interceptor.didReduce?(action, oldState, newState) }
-    return complete(reduced)
-  }
-
-  // MARK: Reading
-
-  /// A snapshot of the whole state.
-  ///
-  /// Inside an observer, reading `state` tracks the whole state: the observer re-runs after
-  /// every action that changes it (or after every action, if `State` is not `Equatable`).
-  /// Prefer reading the fields you need.
-  @inlinable
-  public var state: State {
-    read(\State.self)
-  }
-
-  /// Reads one field of the state.
-  ///
-  /// Inside an observer, the read is tracked as `keyPath`.
-  @inlinable
-  public subscript<Value>(dynamicMember keyPath: KeyPath<State, Value>) -> Value {
-    read(keyPath)
-  }
-
-  /// Reads a value anywhere in the state, tracked as exactly `keyPath`.
-  ///
-  /// `store[\.board.cells[4]]` makes an observer re-run only when that cell changes, where
-  /// `store.board.cells[4]` would track the whole `board`.
-  @inlinable
-  public subscript<Value>(keyPath: KeyPath<State, Value>) -> Value {
-    read(keyPath)
-  }
-
-  @inlinable
-  func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
-    if let scope { return scope.read(keyPath) }
-    let tracked = AccessRecorder.current?._withUnsafeGuaranteedRef { recorder -> (Int?, Bool)? in
-      guard recorder.store == ObjectIdentifier(self) else { return nil }
-      return (recorder.append(keyPath, in: State.self), recorder.isDrainer)
-    }
-    guard let (offset, isDrainer) = tracked else {
-      return readTrackedByRegistrar(keyPath)
-    }
-    if isDrainer {
-      // The draining thread is running an observer: no action can commit meanwhile.
-      return project(keyPath, offset: offset)
-    }
-    core.lock()
-    defer { core.unlock() }
-    return project(keyPath, offset: offset)
-  }
-
-  /// Reads the value at `keyPath`: a plain load for stored properties (`offset` non-nil).
-  @inlinable
-  func project<Value>(_ keyPath: KeyPath<State, Value>, offset: Int?) -> Value {
-    if let offset {
-      return UnsafeRawPointer(statePointer).load(fromByteOffset: offset, as: Value.self)
-    }
-    return statePointer.pointee[keyPath: keyPath]
-  }
-
-  /// A read outside our observers: Apple's Observation may be tracking it.
-  @usableFromInline
-  func readTrackedByRegistrar<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
-    core.lock()
-    let storeKeyPath = core.value.graph.armRegistrarProbe(keyPath, state: statePointer) { state in
-      makeRegistrarProbe(keyPath, state: state)
-    }
-    let value = project(keyPath, offset: MemoryLayout<State>.offset(of: keyPath))
-    core.unlock()
-    registrar.access(self, keyPath: unsafeDowncast(storeKeyPath, to: KeyPath<Store, Value>.self))
-    return value
+    return complete(effect)
   }
 }

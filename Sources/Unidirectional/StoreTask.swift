@@ -128,6 +128,11 @@ final class PendingStoreTask: Hashable, Sendable {
     }
   }
 
+  /// The effects task if the action was reduced already (`nil` if it started none), or `nil`.
+  var resolvedTask: Task<Void, Never>?? {
+    storage.withLock { $0.isResolved ? .some($0.task) : .none }
+  }
+
   /// The effects task, once the action is reduced.
   var task: Task<Void, Never>? {
     get async {

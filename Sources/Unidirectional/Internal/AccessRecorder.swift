@@ -6,46 +6,51 @@
   import Darwin
 #endif
 
-/// Collects the key paths an observer reads from one store while it runs.
+/// Collects the reads an observer makes of one store while it runs, as probes in the order the
+/// reads were made.
 ///
-/// A recorder is installed in a thread-local slot while observers run on a thread; reads of
+/// A recorder is installed in a thread-local slot while an observer runs on a thread; reads of
 /// its store on that thread append to it. Reads on other threads, and reads of other stores,
 /// are not recorded.
+///
+/// ## Modes
+///
+/// - `owning`: the recording thread owns the store (see `StoreGate`), so reads go straight to
+///   the state and each read finds, or makes, its probe in the store's graph as it is made. The
+///   probe's value is then the value just read: nothing is evaluated twice.
+/// - `deferred`: another thread owns the store, or the owner is in the middle of a graph
+///   operation. Reads go through the gate as a reader, and each read makes a standalone probe;
+///   the owner files them in its graph later (`ObservationGraph.integrate`).
 @usableFromInline
 final class AccessRecorder: @unchecked Sendable {
-  // Safe: a recorder is used by one thread at a time: the thread draining its store (which is
-  // exclusive, see `Store`), or the thread registering a new observer with its own recorder.
-  // Runtime exclusivity checks are disabled on its fields for the same reason: they would be
-  // a large part of the cost of a read.
+  // Safe: a recorder is used by one thread at a time: the thread that installed it. Runtime
+  // exclusivity checks are disabled on its fields for the same reason: they would be a large
+  // part of the cost of a read.
 
   /// The store whose reads are recorded.
   @usableFromInline @exclusivity(unchecked) var store: ObjectIdentifier
 
-  /// Whether the recording thread is the one draining the store. While it runs observers, no
-  /// action can commit, so its reads need not take the store's lock.
-  @usableFromInline let isDrainer: Bool
+  /// Whether reads resolve their probes in the graph as they are made (`owning`), or make
+  /// standalone probes (`deferred`).
+  @usableFromInline let isOwning: Bool
 
-  /// The key paths read in the current run are `buffer[0..<count]`. The buffer is reused from
+  /// The probes of the current run's reads are `probes[0..<count]`. The buffer is reused from
   /// run to run so that recording allocates nothing in the steady state.
-  @usableFromInline @exclusivity(unchecked) var buffer: ContiguousArray<AnyKeyPath> = []
+  @usableFromInline @exclusivity(unchecked) var probes: ContiguousArray<Probe> = []
   @usableFromInline @exclusivity(unchecked) var count = 0
 
-  /// The stored offset of each read (`nil` for computed key paths), parallel to `buffer`.
-  @usableFromInline @exclusivity(unchecked) var offsets: ContiguousArray<Int?> = []
-
-  /// The observer being run, whose last reads (`keyPaths`, `offsets`) predict this run's: a
-  /// re-run usually reads the same key paths in the same order, so the offset of read `i` is
-  /// usually its `offsets[i]`. Unretained: the draining thread holds the observer while it
-  /// runs, and only that thread writes those two arrays.
+  /// The observer being run, whose last reads predict this run's: a re-run usually makes the
+  /// same reads in the same order, so read `i` is usually its `reads[i]`, found without a look-up.
+  /// Unretained: the owner holds the observer while it runs.
   @usableFromInline @exclusivity(unchecked) var running: Unmanaged<ObserverRecord>?
 
-  /// Whether every read so far was predicted by the running observer's last reads: then, if
-  /// the counts match too, the observer read exactly what it read last time.
+  /// Whether every read so far was the predicted one: then, if the counts match too, the
+  /// observer read exactly what it read last time.
   @usableFromInline @exclusivity(unchecked) var readsAsPredicted = true
 
-  /// Stored offsets of recently read key paths, direct-mapped by address: observers read the
-  /// same key paths over and over, and computing an offset walks the key path. Each entry holds
-  /// its key path, so a hit by identity can never be another key path at a recycled address.
+  /// Stored offsets of recently read key paths, direct-mapped by address: computing an offset
+  /// walks the key path. Each entry holds its key path, so a hit by identity can never be another
+  /// key path at a recycled address.
   @usableFromInline @exclusivity(unchecked) var offsetCache = ContiguousArray<OffsetCacheEntry>(
     repeating: OffsetCacheEntry(), count: AccessRecorder.offsetCacheSize)
   @usableFromInline static let offsetCacheSize = 64
@@ -60,34 +65,50 @@ final class AccessRecorder: @unchecked Sendable {
   }
 
   @usableFromInline
-  init(store: ObjectIdentifier, isDrainer: Bool) {
+  init(store: ObjectIdentifier, isOwning: Bool) {
     self.store = store
-    self.isDrainer = isDrainer
+    self.isOwning = isOwning
   }
 
-  /// Appends a read and returns the stored offset of its value in `State`, as
-  /// `MemoryLayout<State>.offset(of:)` would, computed once per key path when possible.
+  /// The probe the running observer's last run had at this position, if it was a read of
+  /// `keyPath`.
   @inlinable @inline(__always)
-  func append<State, Value>(_ keyPath: KeyPath<State, Value>, in _: State.Type) -> Int? {
-    let offset: Int?
-    if let predicted = running?._withUnsafeGuaranteedRef({
-      $0.predictedOffset(at: count, of: keyPath)
-    }) {
-      offset = predicted
-    } else {
-      offset = self.offset(of: keyPath, in: State.self)
-      readsAsPredicted = false
+  func predictedProbe(for keyPath: AnyKeyPath) -> Probe? {
+    guard let running else { return nil }
+    return running._withUnsafeGuaranteedRef { observer -> Probe? in
+      let reads = observer.reads
+      if count == 0 {
+        guard let probe = reads.head, probe.keyPath === keyPath, probe.arrayKeyPath == nil
+        else { return nil }
+        return probe
+      }
+      let tailIndex = count &- 1
+      guard tailIndex < reads.tail.count else { return nil }
+      let probe = reads.tail[tailIndex]
+      guard probe.keyPath === keyPath, probe.arrayKeyPath == nil else { return nil }
+      return probe
     }
-    if count < buffer.count {
+  }
+
+  /// The probe the running observer's last run had at this position, whatever it was.
+  @inlinable @inline(__always)
+  func predictedProbe() -> Probe? {
+    guard let running else { return nil }
+    return running._withUnsafeGuaranteedRef { observer -> Probe? in
+      count < observer.reads.count ? observer.reads[count] : nil
+    }
+  }
+
+  /// Appends the probe of a read.
+  @inlinable @inline(__always)
+  func append(_ probe: Probe) {
+    if count < probes.count {
       // Skipping identical stores saves a retain and a release per read in the steady state.
-      if buffer[count] !== keyPath { buffer[count] = keyPath }
-      offsets[count] = offset
+      if probes[count] !== probe { probes[count] = probe }
     } else {
-      buffer.append(keyPath)
-      offsets.append(offset)
+      probes.append(probe)
     }
     count &+= 1
-    return offset
   }
 
   /// The offset of `keyPath` in `State`, as `MemoryLayout<State>.offset(of:)`, cached.
@@ -105,22 +126,17 @@ final class AccessRecorder: @unchecked Sendable {
     }
   }
 
-  /// Whether the current run read exactly the key paths of `reads`, in the same order.
-  @usableFromInline
-  func readsEqual(_ reads: SmallArray<RecordedRead>) -> Bool {
+  /// Whether the current run made exactly the reads of `observer`'s last run, in order.
+  func readsMatch(_ observer: ObserverRecord) -> Bool {
+    let reads = observer.reads
     guard reads.count == count else { return false }
     if readsAsPredicted { return true }
-    return buffer.withUnsafeBufferPointer { new in
-      for (index, read) in reads.enumerated()
-      where read.keyPath !== new[index] && read.keyPath != new[index] {
-        return false
-      }
-      return true
-    }
+    for index in 0..<count where reads[index] !== probes[index] { return false }
+    return true
   }
 
-  /// The recorder of the current thread, if observers are running on it, unretained: it is
-  /// alive for as long as it is installed.
+  /// The recorder of the current thread, if observers are running on it, unretained: it is alive
+  /// for as long as it is installed.
   @inlinable
   static var current: Unmanaged<AccessRecorder>? {
     guard let pointer = pthread_getspecific(threadKey) else { return nil }
@@ -144,7 +160,7 @@ final class AccessRecorder: @unchecked Sendable {
 
   /// Runs `body`, recording its reads. The recorder must be installed.
   ///
-  /// - Parameter observer: The observer `body` belongs to, whose last reads predict offsets.
+  /// - Parameter observer: The observer `body` belongs to, whose last reads predict this run's.
   @inlinable @inline(__always)
   func record(_ body: @Sendable () -> Void, running observer: ObserverRecord? = nil) {
     count = 0
@@ -160,6 +176,11 @@ final class AccessRecorder: @unchecked Sendable {
     let previous = install()
     record(body)
     Self.restore(previous)
+  }
+
+  /// The probes recorded by the latest run, in order.
+  var recordedProbes: ArraySlice<Probe> {
+    probes[0..<count]
   }
 
   @usableFromInline

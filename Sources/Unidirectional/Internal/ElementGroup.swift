@@ -1,4 +1,4 @@
-/// What the latest write to an `IdentifiedArray` in a store's state changed.
+/// What the writes to an `IdentifiedArray` in a store's state changed since some version.
 struct ElementWrites {
   /// The array's `writeVersion`.
   var version: UInt64
@@ -8,61 +8,77 @@ struct ElementWrites {
   var id: AnyHashable?
 }
 
-/// Reads the write record of one `IdentifiedArray` in a store's state (typed when made, so the
-/// graph stays non-generic).
-typealias ElementWritesReader = @Sendable (UnsafeRawPointer) -> ElementWrites
-
-/// The element of an `IdentifiedArray` that a root key path reads through, as registered by a
-/// child store made with `scope(state:id:action:)`.
-struct ElementPath {
-  /// The key path of the array in the root state: identifies the group.
-  let array: AnyKeyPath
-  /// The element's id.
-  let id: AnyHashable
-  let readWrites: ElementWritesReader
-  /// How many child stores registered this key path.
-  var registrations = 1
-}
-
-/// The probes of single elements of one `IdentifiedArray`, refreshed only when their element
-/// may have changed.
+/// The element probes of one `IdentifiedArray` at a stored offset of the state, refreshed only
+/// when their element may have changed.
 ///
-/// A probe such as `\.rows[id: 7].title` cannot be skipped by bytes: the row lives in the
-/// array's heap storage. Scanning every such probe after every action costs O(rows). The array
-/// instead records each write (`writeVersion`, and the id when one element was touched), so
-/// after an action the group reads one version: unchanged means none of its probes can have
-/// changed; one write past the group's version refreshes only that element's probes; anything
-/// else refreshes them all.
+/// A read such as `store[\.rows, id: 7, \.title]` cannot be skipped by the bytes of the state:
+/// the row lives in the array's heap storage. Checking every such probe after every action
+/// would cost O(rows). The array instead records each write (`writeVersion`, and the id when one
+/// element was touched), so after an action the group reads one version: unchanged means none
+/// of its probes can have changed; one write past the group's version refreshes only that
+/// element's probes; anything else (several writes, a sort, a replaced array) refreshes them all.
 ///
-/// Guarded by the owning store's lock, like the graph.
+/// Owned, like the graph, by the thread that owns the store.
 final class ElementGroup: @unchecked Sendable {
-  // Safe: used only under the owning store's lock.
+  // Safe: used only by the thread that owns the store (see `StoreGate`).
 
-  let readWrites: ElementWritesReader
-  /// The array's `writeVersion` when the probes were last refreshed.
+  /// The key path of the array: identifies the group.
+  let array: AnyKeyPath
+  /// Reads the array's write record from a state.
+  let readWrites: (UnsafeRawPointer) -> ElementWrites
+  /// The array's `writeVersion` when the probes were last brought up to date.
   var version: UInt64
   /// The probes, by element id.
   var probesByID: [AnyHashable: [Probe]] = [:]
-  /// Where this group sits in the graph's list, for O(1) removal.
-  var slot = 0
 
-  init(readWrites: @escaping ElementWritesReader, state: UnsafeRawPointer) {
+  init(
+    array: AnyKeyPath, readWrites: @escaping (UnsafeRawPointer) -> ElementWrites, version: UInt64
+  ) {
+    self.array = array
     self.readWrites = readWrites
-    self.version = readWrites(state).version
+    self.version = version
   }
 
-  /// Refreshes the probes the writes since the last refresh may have changed, and passes each
-  /// that did change to `changed`.
-  func refresh(_ state: UnsafeRawPointer, changed: (Probe) -> Void) {
+  /// Passes each probe the writes since the last call may have changed to `mayHaveChanged`.
+  func forEachProbeWritten(in state: UnsafeRawPointer, _ mayHaveChanged: (Probe) -> Void) {
     let writes = readWrites(state)
     guard writes.version != version else { return }
     if writes.previous == version, let id = writes.id {
-      for probe in probesByID[id] ?? [] where probe.refresh(state) { changed(probe) }
+      for probe in probesByID[id] ?? [] { mayHaveChanged(probe) }
     } else {
       for probes in probesByID.values {
-        for probe in probes where probe.refresh(state) { changed(probe) }
+        for probe in probes { mayHaveChanged(probe) }
       }
     }
     version = writes.version
+  }
+
+  func insert(_ probe: Probe, id: AnyHashable) {
+    probesByID[id, default: []].append(probe)
+    probe.group = self
+    probe.elementID = id
+  }
+
+  /// Removes `probe`; returns whether the group is now empty.
+  func remove(_ probe: Probe) -> Bool {
+    if let id = probe.elementID {
+      probesByID[id]?.removeAll { $0 === probe }
+      if probesByID[id]?.isEmpty == true { probesByID[id] = nil }
+    }
+    probe.group = nil
+    probe.elementID = nil
+    return probesByID.isEmpty
+  }
+}
+
+extension IdentifiedArray {
+  /// Makes the reader of the write record of the array at `offset` in a state.
+  static func writesReader(atOffset offset: Int) -> (UnsafeRawPointer) -> ElementWrites {
+    { state in
+      let array = (state + offset).assumingMemoryBound(to: IdentifiedArray.self)
+      return ElementWrites(
+        version: array.pointee.writeVersion, previous: array.pointee.previousWriteVersion,
+        id: array.pointee.lastWrittenID.map { AnyHashable($0) })
+    }
   }
 }

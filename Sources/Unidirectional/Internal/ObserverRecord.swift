@@ -1,56 +1,107 @@
+import Synchronization
+
 /// The store's record of one registered observer.
 ///
-/// All mutable state is guarded by the owning store's lock. The draining thread copies `body`
-/// out under the lock and calls it outside, so a `cancel()` that races with a run stops every
-/// later run and frees the closure as soon as the run in progress returns.
+/// ## The closure's states (`life`)
+///
+/// - `live`: registered; the owner of the store may start a run.
+/// - `running`: the owner is running the closure (`beginRun` moved it here from `live`).
+/// - `cancelledWhileRunning`: ``cancel()`` came during a run; the run finishes, and `endRun`
+///   hands the closure over to be released.
+/// - `cancelled`: it will never run again, and the closure has been handed over.
+///
+/// The owner and a cancelling thread meet only through these atomic transitions, so cancelling
+/// takes no lock, and the closure (with everything it captured) is always released by whoever
+/// moved it to `cancelled`, outside any lock (DESIGN invariant 2).
+///
+/// Everything else (`reads`, `ranAt`, `isScanned`, `isInGraph`) belongs to the thread that owns
+/// the store.
 @usableFromInline
 final class ObserverRecord: @unchecked Sendable {
-  // Safe: `body`, `reads` and `probes` are read and written only under the owning store's
-  // lock; `id` is immutable.
+  // Safe: `body` is read only by whoever won `life`'s transition (see above); the other mutable
+  // fields are used only by the thread that owns the store; `id` is immutable.
+
+  private enum Life {
+    static let live = 0
+    static let running = 1
+    static let cancelledWhileRunning = 2
+    static let cancelled = 3
+  }
 
   /// Registration order: a smaller id registered earlier and runs earlier.
   @usableFromInline let id: UInt64
 
-  /// The closure to run, or `nil` once the observer is cancelled.
-  // Unchecked exclusivity: guarded by the store's lock (see above).
-  @usableFromInline @exclusivity(unchecked) var body: (@Sendable () -> Void)?
+  private let life = Atomic<Int>(Life.live)
 
-  /// The reads of the latest run, in order, as recorded: each key path with its stored offset,
-  /// which the next run reuses.
-  @usableFromInline @exclusivity(unchecked) var reads = SmallArray<RecordedRead>()
+  @exclusivity(unchecked) private var body: (@Sendable () -> Void)?
 
-  /// The probes this observer is subscribed to: one per distinct key path in `reads`.
-  @exclusivity(unchecked) var probes = SmallArray<Probe>()
+  /// The probes of the latest run's reads, in the order they were made.
+  @usableFromInline @exclusivity(unchecked) var reads = SmallArray<Probe>()
 
-  /// The offset recorded for read number `index` of the last run, if that read was `keyPath`.
-  ///
-  /// - Returns: `.some(offset)` on a hit (the offset itself may be `nil` for a computed key
-  ///   path), `nil` on a miss.
-  @inlinable @inline(__always)
-  func predictedOffset(at index: Int, of keyPath: AnyKeyPath) -> Int?? {
-    // Hot path (every read of a re-running observer): no count, one identity check.
-    if index == 0 {
-      guard let read = reads.head, read.keyPath === keyPath else { return nil }
-      return .some(read.offset)
-    }
-    let tailIndex = index &- 1
-    guard tailIndex < reads.tail.count else { return nil }
-    let read = reads.tail[tailIndex]
-    guard read.keyPath === keyPath else { return nil }
-    return .some(read.offset)
-  }
+  /// The generation of the state the latest run read.
+  @exclusivity(unchecked) var ranAt: UInt64 = 0
+
+  /// Whether the observer is in the graph's list of observers checked after every action (it
+  /// made a read that nothing else tells the change of).
+  @exclusivity(unchecked) var isScanned = false
+
+  /// Whether the observer is in the graph (its probes list it).
+  @exclusivity(unchecked) var isInGraph = false
 
   @usableFromInline
   init(id: UInt64, body: @escaping @Sendable () -> Void) {
     self.id = id
     self.body = body
   }
-}
 
-/// One read of an observer's run: the key path, and where its value is stored in the state
-/// (`nil` for a computed property or a subscript).
-@usableFromInline
-struct RecordedRead {
-  @usableFromInline let keyPath: AnyKeyPath
-  @usableFromInline let offset: Int?
+  /// Whether ``cancel()`` was called.
+  var isCancelled: Bool {
+    life.load(ordering: .acquiring) >= Life.cancelledWhileRunning
+  }
+
+  /// Owner: starts a run; returns the closure, or `nil` if the observer was cancelled.
+  @usableFromInline
+  func beginRun() -> (@Sendable () -> Void)? {
+    guard
+      life.compareExchange(expected: Life.live, desired: Life.running, ordering: .acquiring)
+        .exchanged
+    else { return nil }
+    return body
+  }
+
+  /// Owner: ends a run. Returns the closure if it was cancelled meanwhile, for the caller to
+  /// release outside any lock.
+  @usableFromInline
+  func endRun() -> (@Sendable () -> Void)? {
+    if life.compareExchange(expected: Life.running, desired: Life.live, ordering: .releasing)
+      .exchanged
+    {
+      return nil
+    }
+    life.store(Life.cancelled, ordering: .releasing)
+    return takeBody()
+  }
+
+  /// Stops the observer: it will not start another run. Returns the closure if it is not running
+  /// now, for the caller to release outside any lock; a run in progress releases it when it ends.
+  func cancel() -> (@Sendable () -> Void)? {
+    var current = life.load(ordering: .relaxed)
+    while true {
+      let next: Int
+      switch current {
+      case Life.live: next = Life.cancelled
+      case Life.running: next = Life.cancelledWhileRunning
+      default: return nil
+      }
+      let (exchanged, found) = life.compareExchange(
+        expected: current, desired: next, ordering: .acquiringAndReleasing)
+      if exchanged { return next == Life.cancelled ? takeBody() : nil }
+      current = found
+    }
+  }
+
+  private func takeBody() -> (@Sendable () -> Void)? {
+    defer { body = nil }
+    return body
+  }
 }

@@ -1,68 +1,168 @@
-/// Watches one key path of a store's state and says, after each action, whether its value
-/// changed.
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// What an observer read: a key path of the state, or a value inside one element of an
+/// `IdentifiedArray`, found by id. Probes are keyed by it, so that observers making the same read
+/// share one probe.
+enum ReadKey: Hashable, @unchecked Sendable {
+  // Safe: key paths are immutable, and ids are `Sendable` where they are made.
+  case keyPath(AnyKeyPath)
+  case element(array: AnyKeyPath, id: AnyHashable, field: AnyKeyPath)
+  /// A read through a child store whose state can go away: answered from the child's last state
+  /// once it is gone, so a probe of its own (`reader` is the child's `ChildReader`).
+  indirect case child(ReadKey, reader: ObjectIdentifier)
+}
+
+/// Watches one read of a store's state for the observers that made it, and says after an action
+/// whether its value changed.
 ///
-/// There is one probe per distinct key path, shared by every observer that read it, so a value
-/// read by a thousand observers is compared once per action. "Changed" follows the observation
-/// rules: `!=` for `Equatable` values, `!==` for class instances, and "on every action" for
-/// anything else.
+/// There is one probe per distinct read, shared by every observer that made it, so a value read
+/// by a thousand observers is compared once per action.
 ///
-/// The base class is not generic, so the graph that drives probes runs without generic
-/// metadata look-ups; each subclass knows its state and value types.
+/// ## Kinds, and when a probe is evaluated
 ///
-/// Probes are created and used only under the owning store's lock.
+/// - `stored`: a chain of stored properties, whose value lives at known bytes of the state. The
+///   graph evaluates it only after those bytes changed (see `ByteIndex`). A load: never traps.
+/// - `element`: a value inside one element of an `IdentifiedArray` stored in the state, found by
+///   id. The graph evaluates it only after a write to that element (see `ElementGroup`). Safe
+///   when the value inside the element is a stored property (the lookup gives `nil` for a
+///   missing element); otherwise it is evaluated like a computed read, in order.
+/// - `computed`: any other key path (subscripts, computed properties, optional chains). Nothing
+///   says when it changed, so the observers that made it are checked after every action, and it
+///   is evaluated lazily, only when an observer's check reaches it in the order of its reads
+///   (DESIGN invariant 1: an earlier guard such as `count > 7` protects a later `items[7]`).
+/// - `alwaysChanged`: a value that is neither `Equatable` nor a class instance: changed after
+///   every action, never evaluated.
+///
+/// ## Rules of change
+///
+/// `!=` for `Equatable` values, except that a value bit-for-bit identical to the last one is
+/// unchanged (so a `Double.nan` that keeps its bits is unchanged, for every kind alike); `!==`
+/// for class instances. A probe always keeps the value it saw last, even when it compares equal
+/// (DESIGN invariant 4): equal values can live in different storage, and the bytes of the state
+/// prove a stored value unchanged only while the probe shares that storage.
+///
+/// Probes are used only by the thread that owns their store (see `StoreGate`), or by the thread
+/// that builds one before handing it to that owner.
 @usableFromInline
 class Probe: @unchecked Sendable {
-  // Safe: every stored property is read and written only under the owning store's lock.
+  // Safe: see above; a probe is never used by two threads at once.
 
-  /// The key path this probe watches.
-  final let keyPath: AnyKeyPath
-
-  /// Where the value is stored inside the state, when the key path is a chain of stored
-  /// properties; `nil` for computed properties and subscripts.
-  final let byteRange: Range<Int>?
-
-  /// The observers that read this key path in their latest run, ordered by registration.
-  // Probe state is only touched under the store's lock, so the runtime exclusivity checks
-  // (a hot-path cost) are disabled for it.
-  @exclusivity(unchecked) final var subscribers: [ObserverRecord] = []
-
-  /// Where this probe sits in its graph's list, for O(1) removal.
-  @exclusivity(unchecked) final var slot = 0
-
-  /// The element group this probe belongs to (with its element's id), if it reads one element
-  /// of an `IdentifiedArray` through a child store.
-  @exclusivity(unchecked) final var elementGroup: ElementGroup?
-  @exclusivity(unchecked) final var elementID: AnyHashable?
-
-  /// The last action for which this probe was refreshed, so a probe that spans several
-  /// changed blocks is refreshed once.
-  @exclusivity(unchecked) final var refreshedAt: UInt64 = 0
-
-  /// `byteRange` as plain integers for the per-action check (`byteCount` 0 when none).
-  final let byteStart: Int
-  final let byteCount: Int
-
-  init(keyPath: AnyKeyPath, byteRange: Range<Int>?) {
-    self.keyPath = keyPath
-    self.byteRange = byteRange
-    self.byteStart = byteRange?.lowerBound ?? 0
-    self.byteCount = byteRange?.count ?? 0
+  @usableFromInline
+  enum Kind: UInt8 {
+    case stored, element, computed, alwaysChanged
   }
 
-  /// Compares the value at the key path in `state` with the value seen last, remembers the new
-  /// one, and returns whether it changed.
+  @usableFromInline final let kind: Kind
+
+  /// Whether evaluating the probe can never trap, so it may be evaluated eagerly.
+  @usableFromInline final let isSafe: Bool
+
+  /// The key path read; for an element read, the key path of the value inside the element.
+  @usableFromInline final let keyPath: AnyKeyPath
+
+  /// For an element read, the key path of the array in the state; `nil` otherwise.
+  @usableFromInline final let arrayKeyPath: AnyKeyPath?
+
+  /// For a read through a child store that answers from its last state once the state is gone:
+  /// the child's reader (see `ChildReader`).
+  @usableFromInline final let reader: ObjectIdentifier?
+
+  /// For a stored read, where its value lives in the state (`byteCount` is 0 otherwise).
+  @usableFromInline final let byteStart: Int
+  final let byteCount: Int
+
+  /// The observers whose latest run made this read, ordered by registration.
+  @exclusivity(unchecked) final var subscribers: [ObserverRecord] = []
+
+  /// The generation (the graph's count of actions) after which the value last changed.
+  @exclusivity(unchecked) final var changedAt: UInt64 = 0
+
+  /// The generation of the state the value was last taken from, for probes evaluated lazily.
+  @exclusivity(unchecked) final var verifiedAt: UInt64
+
+  /// For an element probe that is not safe: the generation whose action wrote its element, so
+  /// it must be evaluated (in order) before it can be trusted.
+  @exclusivity(unchecked) final var dirtyAt: UInt64 = 0
+
+  /// The last refresh pass that looked at this probe (the byte index looks once per pass).
+  @exclusivity(unchecked) final var refreshedAt: UInt64 = 0
+
+  /// The element group the probe belongs to, with its element's id, if any.
+  @exclusivity(unchecked) final var group: ElementGroup?
+  @exclusivity(unchecked) final var elementID: AnyHashable?
+
+  init(
+    kind: Kind, isSafe: Bool, keyPath: AnyKeyPath, arrayKeyPath: AnyKeyPath? = nil,
+    reader: ObjectIdentifier? = nil, byteRange: Range<Int>? = nil, generation: UInt64
+  ) {
+    self.kind = kind
+    self.isSafe = isSafe
+    self.keyPath = keyPath
+    self.arrayKeyPath = arrayKeyPath
+    self.reader = reader
+    self.byteStart = byteRange?.lowerBound ?? 0
+    self.byteCount = byteRange?.count ?? 0
+    self.verifiedAt = generation
+  }
+
+  /// The key the graph files the probe under.
+  var key: ReadKey {
+    let key = ReadKey.keyPath(keyPath)
+    return reader.map { .child(key, reader: $0) } ?? key
+  }
+
+  /// Evaluates the read on `state`, remembers the new value (always), and returns whether it
+  /// changed.
   func refresh(_ state: UnsafeRawPointer) -> Bool {
     fatalError("abstract")
   }
 
-  /// Whether unchanged bytes at ``byteRange`` prove an unchanged value.
-  ///
-  /// True for every probe that keeps its last value: any copy-on-write storage those bytes
-  /// point to is then shared with the probe, so it cannot have been mutated in place.
-  var isSkippableByBytes: Bool { byteRange.map { !$0.isEmpty } ?? false }
+  /// Takes the value of `other`, a probe of the same read made on the current state by an
+  /// observer that has just run (so the value is current without evaluating anything).
+  func adopt(_ other: Probe) {}
+
+  /// Makes the element group of this element probe's array, as of `state`.
+  func makeGroup(state: UnsafeRawPointer) -> ElementGroup {
+    preconditionFailure("Unidirectional: not an element probe")
+  }
+
+  /// The id of this element probe's element, as its group files it.
+  var elementKey: AnyHashable {
+    preconditionFailure("Unidirectional: not an element probe")
+  }
+
+  /// Whether the probe must be evaluated (in order) before its `changedAt` can be trusted at
+  /// `generation`.
+  @inline(__always)
+  final func needsEvaluation(at generation: UInt64) -> Bool {
+    switch kind {
+    case .stored: false
+    case .element: !isSafe && dirtyAt == generation && verifiedAt != generation
+    case .computed, .alwaysChanged: verifiedAt != generation
+    }
+  }
+
+  /// Evaluates the probe for `generation` and records whether it changed.
+  @inline(__always)
+  final func verify(_ state: UnsafeRawPointer, at generation: UInt64) {
+    if kind == .alwaysChanged || refresh(state) { changedAt = generation }
+    verifiedAt = generation
+  }
+
+  // MARK: Subscribers
 
   /// Inserts `observer` among the subscribers, keeping registration order.
   final func subscribe(_ observer: ObserverRecord) {
+    if let last = subscribers.last, last.id < observer.id {
+      subscribers.append(observer)
+      return
+    }
     let index = position(of: observer)
     if index < subscribers.count, subscribers[index] === observer { return }
     subscribers.insert(observer, at: index)
@@ -73,6 +173,19 @@ class Probe: @unchecked Sendable {
     let index = position(of: observer)
     if index < subscribers.count, subscribers[index] === observer {
       subscribers.remove(at: index)
+    }
+  }
+
+  /// Whether no observer uses the probe any more.
+  final var isUnused: Bool { subscribers.isEmpty }
+
+  /// Whether the probe is evaluated only when an observer's ordered check reaches it, so that its
+  /// value is current only if `verifiedAt` is the current generation.
+  final var isLazy: Bool {
+    switch kind {
+    case .stored: false
+    case .element: !isSafe
+    case .computed, .alwaysChanged: true
     }
   }
 
@@ -87,56 +200,81 @@ class Probe: @unchecked Sendable {
   }
 }
 
-/// A probe that keeps the last value it saw and compares each new one with it.
-///
-/// `Equatable` values compare with `==`; class instances by identity. Keeping the last value
-/// alive matters for both: copy-on-write storage stays shared (see `isSkippableByBytes`), and a
-/// new instance at a recycled address is still seen as a change.
-final class ValueProbe<State, Value>: Probe, @unchecked Sendable {
-  private let typedKeyPath: KeyPath<State, Value>
-  private let offset: Int?
-  private let isUnchanged: (Value, Value) -> Bool
-  @exclusivity(unchecked) private var last: Value
+/// A probe that keeps the value it saw last and compares each new one with it.
+@usableFromInline
+class ValueProbe<Value>: Probe, @unchecked Sendable {
+  /// Evaluates the read on a state.
+  final let read: (UnsafeRawPointer) -> Value
+  /// Whether a new value is unchanged from the last (see ``Probe``'s rules of change).
+  final let isUnchanged: (Value, Value) -> Bool
+  @usableFromInline @exclusivity(unchecked) final var value: Value
 
   init(
-    _ keyPath: KeyPath<State, Value>, state: UnsafeRawPointer,
+    kind: Kind, isSafe: Bool, keyPath: AnyKeyPath, arrayKeyPath: AnyKeyPath? = nil,
+    reader: ObjectIdentifier? = nil, byteRange: Range<Int>? = nil, generation: UInt64,
+    value: Value, read: @escaping (UnsafeRawPointer) -> Value,
     isUnchanged: @escaping (Value, Value) -> Bool
   ) {
-    let offset = MemoryLayout<State>.offset(of: keyPath)
-    self.typedKeyPath = keyPath
-    self.offset = offset
+    self.read = read
     self.isUnchanged = isUnchanged
-    self.last = readValue(keyPath, offset, state)
-    super.init(keyPath: keyPath, byteRange: offset.map { $0..<($0 + MemoryLayout<Value>.size) })
+    self.value = value
+    super.init(
+      kind: kind, isSafe: isSafe, keyPath: keyPath, arrayKeyPath: arrayKeyPath, reader: reader,
+      byteRange: byteRange, generation: generation)
   }
 
-  override func refresh(_ state: UnsafeRawPointer) -> Bool {
-    let value = readValue(typedKeyPath, offset, state)
-    guard !isUnchanged(value, last) else { return false }
-    last = value
-    return true
+  override final func refresh(_ state: UnsafeRawPointer) -> Bool {
+    let new = read(state)
+    let unchanged = isUnchanged(value, new)
+    // Always: equal values may live in different storage (DESIGN invariant 4).
+    value = new
+    return !unchanged
+  }
+
+  override final func adopt(_ other: Probe) {
+    value = unsafeDowncast(other, to: ValueProbe<Value>.self).value
   }
 }
 
-/// Reads a value through its byte offset when the key path is a chain of stored properties
-/// (a plain load), and through the key path otherwise.
-@inline(__always)
-private func readValue<State, Value>(
-  _ keyPath: KeyPath<State, Value>, _ offset: Int?, _ state: UnsafeRawPointer
-) -> Value {
-  // `load` is a method of the non-generic raw pointer: unlike `UnsafePointer<Value>.pointee`,
-  // it needs no generic metadata look-up in this unspecialized code.
-  if let offset {
-    return state.load(fromByteOffset: offset, as: Value.self)
+/// A probe of a value inside the element with a given id of an `IdentifiedArray`.
+@usableFromInline
+final class ElementProbe<ID: Hashable, Value>: ValueProbe<Value?>, @unchecked Sendable {
+  @usableFromInline let id: ID
+  /// Reads the write record of the probe's array from a state.
+  let readWrites: (UnsafeRawPointer) -> ElementWrites
+
+  init(
+    kind: Kind, isSafe: Bool, field: AnyKeyPath, arrayKeyPath: AnyKeyPath, id: ID,
+    reader: ObjectIdentifier?, generation: UInt64, value: Value?,
+    read: @escaping (UnsafeRawPointer) -> Value?, isUnchanged: @escaping (Value?, Value?) -> Bool,
+    readWrites: @escaping (UnsafeRawPointer) -> ElementWrites
+  ) {
+    self.id = id
+    self.readWrites = readWrites
+    super.init(
+      kind: kind, isSafe: isSafe, keyPath: field, arrayKeyPath: arrayKeyPath, reader: reader,
+      generation: generation, value: value, read: read, isUnchanged: isUnchanged)
   }
-  return state.assumingMemoryBound(to: State.self).pointee[keyPath: keyPath]
+
+  override var key: ReadKey {
+    let key = ReadKey.element(array: arrayKeyPath!, id: AnyHashable(id), field: keyPath)
+    return reader.map { .child(key, reader: $0) } ?? key
+  }
+
+  override var elementKey: AnyHashable { AnyHashable(id) }
+
+  override func makeGroup(state: UnsafeRawPointer) -> ElementGroup {
+    ElementGroup(array: arrayKeyPath!, readWrites: readWrites, version: readWrites(state).version)
+  }
 }
 
-/// A probe of a value that can be compared neither by value nor by identity: it reports a
-/// change after every action.
+/// A probe of a value that can be compared neither by value nor by identity: changed after every
+/// action, and never evaluated.
 final class AlwaysChangedProbe: Probe, @unchecked Sendable {
-  init(keyPath: AnyKeyPath) {
-    super.init(keyPath: keyPath, byteRange: nil)
+  init(keyPath: AnyKeyPath, reader: ObjectIdentifier? = nil, generation: UInt64) {
+    super.init(
+      kind: .alwaysChanged, isSafe: true, keyPath: keyPath, reader: reader,
+      generation: generation)
   }
 
   override func refresh(_ state: UnsafeRawPointer) -> Bool {
@@ -144,27 +282,168 @@ final class AlwaysChangedProbe: Probe, @unchecked Sendable {
   }
 }
 
-/// Makes the right kind of probe for a key path whose value type is known only at run time.
-///
-/// Every `KeyPath` conforms, so an observer's recorded reads (kept as `AnyKeyPath`) can be
-/// turned back into typed probes by one dynamic cast when a key path is first observed.
-protocol ProbeFactory: AnyObject {
-  func makeProbe(state: UnsafeRawPointer) -> Probe
-}
+// MARK: Making probes
 
-extension KeyPath: ProbeFactory {
-  func makeProbe(state: UnsafeRawPointer) -> Probe {
+/// How values of a type are compared: by `==` (or identical bits), by identity, or not at all.
+enum ChangeRule<Value> {
+  case compare((Value, Value) -> Bool)
+  case always
+
+  /// The rule for `Value`, found once per probe by dynamic casts.
+  static var forType: ChangeRule<Value> {
     if let equatable = Value.self as? any Equatable.Type {
-      return makeEquatableProbe(equatable, state: state)
+      return .compare(unchangedByEquality(equatable))
     }
     if Value.self is AnyObject.Type {
-      return ValueProbe(self, state: state) { ($0 as AnyObject) === ($1 as AnyObject) }
+      return .compare { ($0 as AnyObject) === ($1 as AnyObject) }
     }
-    return AlwaysChangedProbe(keyPath: self)
+    return .always
   }
 
-  private func makeEquatableProbe<E: Equatable>(_: E.Type, state: UnsafeRawPointer) -> Probe {
-    // `Value == E` here: the cast only recovers the conformance the dynamic check found.
-    ValueProbe(unsafeDowncast(self, to: KeyPath<Root, E>.self), state: state, isUnchanged: ==)
+  private static func unchangedByEquality<E: Equatable>(_: E.Type) -> (Value, Value) -> Bool {
+    // `Value == E` here: the casts only recover the conformance the dynamic check found.
+    { old, new in
+      bitwiseIdentical(old, new)
+        || unsafeBitCast(old, to: E.self) == unsafeBitCast(new, to: E.self)
+    }
+  }
+
+  /// The rule for an optional of `Value` (an element read, `nil` when the element is absent).
+  var optional: ChangeRule<Value?> {
+    switch self {
+    case .compare(let isUnchanged):
+      .compare { old, new in
+        switch (old, new) {
+        case (nil, nil): true
+        case (let old?, let new?): isUnchanged(old, new)
+        default: false
+        }
+      }
+    case .always: .always
+    }
+  }
+}
+
+/// Whether two values have the same bits (and so, for a value whose old copy is still alive,
+/// the same storage).
+@inline(__always)
+func bitwiseIdentical<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
+  let size = MemoryLayout<Value>.size
+  guard size > 0 else { return true }
+  return withUnsafeBytes(of: lhs) { left in
+    withUnsafeBytes(of: rhs) { right in
+      memcmp(left.baseAddress!, right.baseAddress!, size) == 0
+    }
+  }
+}
+
+extension KeyPath {
+  /// A probe of this key path of the state, holding `value`, the value just read on the state
+  /// of `generation`.
+  ///
+  /// - Parameter offset: The stored offset of the key path (`MemoryLayout.offset(of:)`), if any.
+  func makeProbe(value: Value, offset: Int?, generation: UInt64) -> Probe {
+    switch ChangeRule<Value>.forType {
+    case .always:
+      return AlwaysChangedProbe(keyPath: self, generation: generation)
+    case .compare(let isUnchanged):
+      if let offset {
+        return ValueProbe(
+          kind: .stored, isSafe: true, keyPath: self,
+          byteRange: offset..<(offset + MemoryLayout<Value>.size), generation: generation,
+          value: value, read: { $0.load(fromByteOffset: offset, as: Value.self) },
+          isUnchanged: isUnchanged)
+      }
+      return ValueProbe(
+        kind: .computed, isSafe: false, keyPath: self, generation: generation, value: value,
+        read: { $0.assumingMemoryBound(to: Root.self).pointee[keyPath: self] },
+        isUnchanged: isUnchanged)
+    }
+  }
+}
+
+extension KeyPath {
+  /// A probe of this key path of an optional value, for a read through a child store: once the
+  /// value is `nil`, the read is answered by `fallback` (from the child's last state), with
+  /// `reader` identifying that child.
+  func makeFallbackProbe<Wrapped>(
+    value: Wrapped?, generation: UInt64, reader: ObjectIdentifier,
+    fallback: @escaping () -> Wrapped
+  ) -> Probe where Value == Wrapped? {
+    guard case .compare(let isUnchanged) = ChangeRule<Wrapped>.forType.optional else {
+      return AlwaysChangedProbe(keyPath: self, reader: reader, generation: generation)
+    }
+    return ValueProbe(
+      kind: .computed, isSafe: false, keyPath: self, reader: reader, generation: generation,
+      value: value,
+      read: { $0.assumingMemoryBound(to: Root.self).pointee[keyPath: self] ?? fallback() },
+      isUnchanged: isUnchanged)
+  }
+}
+
+/// Makes the probe of `field` inside the element `id` of the array at `array`, holding `value`,
+/// the value just read on the state of `generation`.
+///
+/// - Parameter arrayOffset: The stored offset of the array in the state, if any. Without one,
+///   the read is a computed one (evaluated in order after every action).
+///
+/// - Parameter fallback: For a read through a child store: answers, once the element is gone,
+///   from the child's last state (so that the removal of an element is no change to the read),
+///   with `reader` identifying it.
+func makeElementProbe<State, Element: Identifiable, Value>(
+  array: KeyPath<State, IdentifiedArray<Element>>, arrayOffset: Int?, id: Element.ID,
+  field: KeyPath<Element, Value>, value: Value?, generation: UInt64,
+  reader: ObjectIdentifier? = nil, fallback: (() -> Value)? = nil
+) -> Probe {
+  let fieldOffset = MemoryLayout<Element>.offset(of: field)
+  let kind: Probe.Kind
+  let isUnchanged: (Value?, Value?) -> Bool
+  switch ChangeRule<Value>.forType.optional {
+  case .always:
+    kind = .alwaysChanged
+    isUnchanged = { _, _ in false }
+  case .compare(let rule):
+    // Without a stored array, nothing tells when the element was written: a computed read.
+    kind = arrayOffset == nil ? .computed : .element
+    isUnchanged = rule
+  }
+  let lookUp: (UnsafeRawPointer) -> Value?
+  if let arrayOffset {
+    lookUp = { state in
+      (state + arrayOffset).assumingMemoryBound(to: IdentifiedArray<Element>.self).pointee
+        .value(id: id, field: field, fieldOffset: fieldOffset)
+    }
+  } else {
+    lookUp = { state in
+      state.assumingMemoryBound(to: State.self).pointee[keyPath: array]
+        .value(id: id, field: field, fieldOffset: fieldOffset)
+    }
+  }
+  let read: (UnsafeRawPointer) -> Value?
+  if let fallback {
+    read = { state in lookUp(state) ?? fallback() }
+  } else {
+    read = lookUp
+  }
+  return ElementProbe(
+    kind: kind, isSafe: arrayOffset != nil && fieldOffset != nil, field: field,
+    arrayKeyPath: array, id: id, reader: reader, generation: generation, value: value, read: read,
+    isUnchanged: isUnchanged,
+    readWrites: IdentifiedArray<Element>.writesReader(atOffset: arrayOffset ?? 0))
+}
+
+extension IdentifiedArray {
+  /// The value at `field` of the element with `id`, or `nil` if there is none: a load when the
+  /// field is stored (`fieldOffset`).
+  @inlinable
+  func value<Value>(id: Element.ID, field: KeyPath<Element, Value>, fieldOffset: Int?) -> Value? {
+    guard let position = positions[id] else { return nil }
+    if let fieldOffset {
+      return elements.withUnsafeBufferPointer { buffer in
+        UnsafeRawPointer(buffer.baseAddress! + position).load(
+          fromByteOffset: fieldOffset, as: Value.self)
+      }
+    }
+    return elements[position][keyPath: field]
   }
 }

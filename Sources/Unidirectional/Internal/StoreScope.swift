@@ -8,6 +8,8 @@ protocol StoreScope<State, Action>: Sendable {
   func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value
   func send(_ action: Action) -> StoreTask
   func observe(_ body: @escaping @Sendable () -> Void) -> ObservationToken
+  func observe<Value>(_ keyPath: KeyPath<State, Value>, _ body: @escaping @Sendable (Value) -> Void)
+    -> ObservationToken
   func scope<ChildState: Sendable, ChildAction: Sendable>(
     state: ScopePath<State, ChildState>, action: @escaping @Sendable (ChildAction) -> Action
   ) -> Store<ChildState, ChildAction>?
@@ -55,70 +57,99 @@ extension Optional {
   }
 }
 
-/// A child store's link to its root store.
-final class ScopedStore<
-  RootState: Sendable, RootAction: Sendable, State: Sendable, Action: Sendable
->:
-  StoreScope, @unchecked Sendable
-{
-  // Safe: `root` and the closures are immutable and Sendable; `toState` is an immutable key
-  // path; the mutable caches are behind locks.
+/// How the store of one element of an `IdentifiedArray` reads its element from the root store:
+/// by id (`store[\.rows, id: id, \.field]`), so that its observers are checked only when the
+/// element is written.
+protocol ElementLink<RootState, Element>: Sendable {
+  associatedtype RootState: Sendable
+  associatedtype Element
 
-  let root: Store<RootState, RootAction>
+  /// The value at `field` of the element, tracked like any read of `root`; once the element is
+  /// gone, `nil`, or the value `fallback` gives.
+  func read<Value, RootAction>(
+    _ field: KeyPath<Element, Value>, from root: Store<RootState, RootAction>,
+    fallback: ChildFallback<Element>?
+  ) -> Value?
+}
+
+struct IdentifiedElementLink<RootState: Sendable, Element: Identifiable>: ElementLink
+where Element.ID: Sendable {
+  let array: UncheckedSendable<KeyPath<RootState, IdentifiedArray<Element>>>
+  let id: Element.ID
+
+  func read<Value, RootAction>(
+    _ field: KeyPath<Element, Value>, from root: Store<RootState, RootAction>,
+    fallback: ChildFallback<Element>?
+  ) -> Value? {
+    root.record(ElementRead(array: array.value, id: id, field: field, fallback: fallback))
+  }
+}
+
+/// How a child store reads its state from its root store, and the last state it had there.
+///
+/// Holds no reference to the root store, so that an observer made by the child's
+/// `observe(_:_:)` can read through it without keeping the root alive, and keeps working after
+/// the child store object is gone.
+final class ChildReader<RootState: Sendable, State: Sendable>: Sendable {
   let toState: ScopePath<RootState, State>
-  let embed: @Sendable (Action) -> RootAction
-  let fileID: String
-  let line: UInt
+  let element: (any ElementLink<RootState, State>)?
 
-  /// The child state when last seen present, answering reads once it is gone.
-  private let lastKnown: Locked<State>
+  /// The child state when last seen present, answering reads once it is gone. Kept current by
+  /// the child store's keeper observer (see `ScopedStore`).
+  let lastKnown: Locked<State>
 
   /// Root key paths for the child key paths read so far.
   private let paths = Locked<[AnyKeyPath: AnyKeyPath]>([:])
 
-  /// For the store of one element of an `IdentifiedArray`: that element, so the root's graph
-  /// refreshes this store's probes only when the element was written (see `ElementGroup`).
-  let element: ElementScope?
-
-  /// An element of an `IdentifiedArray` in the root state.
-  struct ElementScope: Sendable {
-    let array: UncheckedSendable<AnyKeyPath>
-    let id: UncheckedSendable<AnyHashable>
-    let readWrites: ElementWritesReader
-  }
-
   init(
-    root: Store<RootState, RootAction>, toState: ScopePath<RootState, State>, initialState: State,
-    embed: @escaping @Sendable (Action) -> RootAction, fileID: String, line: UInt,
-    element: ElementScope? = nil
+    toState: ScopePath<RootState, State>, element: (any ElementLink<RootState, State>)?,
+    initialState: State
   ) {
-    self.root = root
     self.toState = toState
-    self.embed = embed
-    self.lastKnown = Locked(initialState)
-    self.fileID = fileID
-    self.line = line
     self.element = element
+    self.lastKnown = Locked(initialState)
   }
 
-  deinit {
-    guard element != nil else { return }
-    let registered = paths.withLock { Array($0.values) }
-    root.core.withLock { core in
-      for path in registered { core.graph.unregisterElementPath(path) }
+  /// Whether the child state can go away (so that a keeper must remember its last value).
+  var isOptional: Bool {
+    if case .optional = toState { return true }
+    return false
+  }
+
+  /// Reads `keyPath` of the child state from `root`, tracked as the child's precise read; once
+  /// the child state is gone, from the last state it had, and a read of a value that did not
+  /// change that way is no change for observers.
+  func read<Value, RootAction>(
+    _ keyPath: KeyPath<State, Value>, from root: Store<RootState, RootAction>
+  ) -> Value {
+    let fallback = ChildFallback(reader: ObjectIdentifier(self), lastKnown: lastKnown)
+    if let element {
+      // Never `nil`: the fallback answers once the element is gone.
+      return element.read(keyPath, from: root, fallback: fallback)!
     }
-  }
-
-  func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
     switch toState {
     case .required(let toState):
       return root.read(rootPath(of: keyPath) { toState.appending(path: keyPath) })
     case .optional(let toState):
-      let value = root.read(
-        rootPath(of: keyPath) { toState.appending(path: \State?.[unwrapping: keyPath]) })
-      if let value { return value }
-      return lastKnown.withLock { $0[keyPath: keyPath] }
+      let path = rootPath(of: keyPath) { toState.appending(path: \State?.[unwrapping: keyPath]) }
+      return root.record(FallbackRead(keyPath: path, childKeyPath: keyPath, fallback: fallback))!
     }
+  }
+
+  /// Reads the whole child state from `root`, tracked; `nil` if it is gone.
+  func readWhole<RootAction>(from root: Store<RootState, RootAction>) -> State? {
+    if let element { return element.read(\State.self, from: root, fallback: nil) }
+    switch toState {
+    case .required(let toState): return root.read(toState)
+    case .optional(let toState): return root.read(toState)
+    }
+  }
+
+  /// Remembers `state` as the last one the child had.
+  func remember(_ state: State) {
+    var state = state
+    lastKnown.withLock { swap(&$0, &state) }
+    // The previous state is released here, outside the lock: its deinit may call back in.
   }
 
   private func rootPath<Path: AnyKeyPath>(of keyPath: AnyKeyPath, make: () -> Path) -> Path {
@@ -127,22 +158,54 @@ final class ScopedStore<
       return unsafeDowncast(path, to: Path.self)
     }
     let path = make()
-    let isNew = paths.withLock { paths in
-      guard paths[keyPath] == nil else { return false }
-      paths[keyPath] = path
-      return true
-    }
-    if isNew, let element {
-      root.core.withLock { core in
-        core.graph.registerElementPath(
-          path, array: element.array.value, id: element.id.value, readWrites: element.readWrites)
-      }
+    paths.withLock { paths in
+      if paths[keyPath] == nil { paths[keyPath] = path }
     }
     return path
   }
+}
+
+/// A child store's link to its root store.
+final class ScopedStore<
+  RootState: Sendable, RootAction: Sendable, State: Sendable, Action: Sendable
+>:
+  StoreScope, Sendable
+{
+  let root: Store<RootState, RootAction>
+  let reader: ChildReader<RootState, State>
+  let embed: @Sendable (Action) -> RootAction
+  let fileID: String
+  let line: UInt
+
+  /// Keeps `reader.lastKnown` current while the child state can go away: an observer of the
+  /// whole child state, registered before any observer of the child, so it runs first.
+  private let keeper: ObservationToken?
+
+  init(
+    root: Store<RootState, RootAction>, reader: ChildReader<RootState, State>,
+    embed: @escaping @Sendable (Action) -> RootAction, fileID: String, line: UInt
+  ) {
+    self.root = root
+    self.reader = reader
+    self.embed = embed
+    self.fileID = fileID
+    self.line = line
+    if reader.isOptional {
+      self.keeper = root.observe { [weak root] in
+        guard let root, let state = reader.readWhole(from: root) else { return }
+        reader.remember(state)
+      }
+    } else {
+      self.keeper = nil
+    }
+  }
+
+  func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
+    reader.read(keyPath, from: root)
+  }
 
   func send(_ action: Action) -> StoreTask {
-    guard let present = toState.current(in: root) else {
+    guard reader.toState.current(in: root) != nil else {
       root.effects.reportIssue(
         StoreIssue(
           kind: .actionWithoutState(
@@ -151,23 +214,29 @@ final class ScopedStore<
           fileID: fileID, line: line))
       return StoreTask(nil)
     }
-    lastKnown.withLock { $0 = present }
-    let task = root.send(embed(action))
-    if let after = toState.current(in: root) {
-      lastKnown.withLock { $0 = after }
-    }
-    return task
+    return root.send(embed(action))
   }
 
   func observe(_ body: @escaping @Sendable () -> Void) -> ObservationToken {
     root.observe(body)
   }
 
+  func observe<Value>(_ keyPath: KeyPath<State, Value>, _ body: @escaping @Sendable (Value) -> Void)
+    -> ObservationToken
+  {
+    let reader = self.reader
+    let keyPath = UncheckedSendable(keyPath)
+    return root.observe { [weak root] in
+      guard let root else { return }
+      body(reader.read(keyPath.value, from: root))
+    }
+  }
+
   func scope<ChildState: Sendable, ChildAction: Sendable>(
     state: ScopePath<State, ChildState>, action: @escaping @Sendable (ChildAction) -> Action
   ) -> Store<ChildState, ChildAction>? {
     let embed = self.embed
-    let path = toState.appending(state)
+    let path = reader.toState.appending(state)
     let childEmbed: @Sendable (ChildAction) -> RootAction = { embed(action($0)) }
     if let store = root.makeScope(state: path, action: childEmbed, fileID: fileID, line: line) {
       return store
@@ -175,11 +244,12 @@ final class ScopedStore<
     // This store's own state is gone. A required child still gets a store, which answers from
     // the last state it had, as this one does; an optional child has none.
     guard case .required(let keyPath) = state else { return nil }
-    let initialState = lastKnown.withLock { $0[keyPath: keyPath] }
+    let initialState = reader.lastKnown.withLock { $0 }[keyPath: keyPath]
     return Store(
       scope: ScopedStore<RootState, RootAction, ChildState, ChildAction>(
-        root: root, toState: path, initialState: initialState, embed: childEmbed, fileID: fileID,
-        line: line),
+        root: root,
+        reader: ChildReader(toState: path, element: nil, initialState: initialState),
+        embed: childEmbed, fileID: fileID, line: line),
       initialState: initialState)
   }
 }

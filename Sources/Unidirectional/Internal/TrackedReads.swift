@@ -1,0 +1,171 @@
+import Observation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Reads of a store made while Apple's `withObservationTracking` (or an `Observations` sequence)
+/// was tracking, remembered until their value changes so that the store can tell the tracking.
+///
+/// Apple's registrar learns of a change only when someone calls `willSet`/`didSet` for the key
+/// path that was read. The store does, after the first action that changes a tracked read, and
+/// then forgets the read: trackings are one-shot.
+///
+/// ## Order
+///
+/// A tracking's closure, like an observer, may guard a read behind another (`count > 7` before
+/// `items[7]`). The registrar does not say which reads belong to which tracking, so the reads
+/// are kept in one list per thread (a tracking's closure runs on one thread), in the order they
+/// were made, and checked in that order: after the first read of a list found changed, reads
+/// that could trap (``Probe/isSafe`` is false) are not evaluated but reported as changed, which
+/// may wake a tracking whose values did not change (it re-reads and tracks again), and never
+/// traps or misses a change.
+///
+/// Owned, like the graph, by the thread that owns the store.
+@usableFromInline
+struct TrackedReads {
+  /// One tracked read.
+  @usableFromInline
+  struct Entry {
+    /// The probe of the read, holding the value the tracking read (not shared with observers).
+    let probe: Probe
+    /// Tells the store's registrar that the read changed.
+    let post: @Sendable () -> Void
+    /// Whether an action may have been committed between the read and this entry's filing, so
+    /// that its value must not be trusted: a safe read is then compared as usual, and any other
+    /// read is reported as changed at the next action without being evaluated.
+    var isStale: Bool
+  }
+
+  /// The entries by thread, each list in the order the reads were made.
+  private var lists: [UInt: [Entry]] = [:]
+
+  /// The number of entries.
+  private(set) var count = 0
+
+  var isEmpty: Bool { count == 0 }
+
+  /// Files a read made on `thread`. A read of the same thing made earlier on that thread moves to
+  /// the end: its value is the same (it would have been reported otherwise), and the later
+  /// position keeps every guard made before either read ahead of it.
+  mutating func insert(_ entry: Entry, thread: UInt) {
+    let key = entry.probe.key
+    var list = lists[thread] ?? []
+    if let index = list.firstIndex(where: { $0.probe.key == key }) {
+      list.remove(at: index)
+      count -= 1
+    }
+    list.append(entry)
+    count += 1
+    lists[thread] = list
+  }
+
+  /// Checks every entry against `state` in order and returns the notifications to post for
+  /// those that changed, which are forgotten.
+  mutating func changes(in state: UnsafeRawPointer) -> [@Sendable () -> Void] {
+    var posts: [@Sendable () -> Void] = []
+    for (thread, list) in lists {
+      var kept: [Entry] = []
+      var sawChange = false
+      for entry in list {
+        let changed: Bool
+        if entry.probe.kind == .alwaysChanged {
+          changed = true
+        } else if entry.probe.isSafe || !(sawChange || entry.isStale) {
+          changed = entry.probe.refresh(state)
+        } else {
+          // Might trap if evaluated: report it instead (see the type's documentation).
+          changed = true
+        }
+        if changed {
+          posts.append(entry.post)
+          sawChange = true
+        } else {
+          var entry = entry
+          entry.isStale = false
+          kept.append(entry)
+        }
+      }
+      count -= list.count - kept.count
+      lists[thread] = kept.isEmpty ? nil : kept
+    }
+    return posts
+  }
+
+  /// Forgets every entry.
+  mutating func removeAll() -> [Entry] {
+    defer {
+      lists = [:]
+      count = 0
+    }
+    return lists.values.flatMap { $0 }
+  }
+}
+
+/// Tells whether a read happens while Apple's Observation is tracking on this thread.
+///
+/// The Observation module has no public way to ask. But while a tracking is active,
+/// `ObservationRegistrar.access` adds the key path it is given to the tracking's access list, a
+/// set, which hashes it; hashing a key path hashes the arguments of its subscripts. So the store
+/// reports one extra, constant key path, whose subscript argument notes on this thread that it
+/// was hashed. Outside a tracking, `access` returns at once (about 5 ns) and nothing is hashed.
+/// The extra key path stays in the tracking's list, harmlessly: the store never reports a change
+/// of it, and the tracking forgets it when it ends.
+enum TrackingDetector {
+  /// Whether Apple's Observation is tracking the reads of the calling thread now.
+  @usableFromInline
+  static func isTracking(_ registrar: ObservationRegistrar) -> Bool {
+    pthread_setspecific(threadKey, armed)
+    registrar.access(DetectionSubject.shared, keyPath: keyPath)
+    let hashed = pthread_getspecific(threadKey) == seen
+    pthread_setspecific(threadKey, nil)
+    return hashed
+  }
+
+  /// The values of the thread-local slot: waiting for a hash, and hashed.
+  private static var armed: UnsafeRawPointer? { UnsafeRawPointer(bitPattern: 1) }
+  private static var seen: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: 2) }
+
+  fileprivate static func noteHashed() {
+    if pthread_getspecific(threadKey) == UnsafeMutableRawPointer(mutating: armed) {
+      pthread_setspecific(threadKey, seen)
+    }
+  }
+
+  private static let keyPath = \DetectionSubject.[detecting: HashNotifier()]
+
+  private static let threadKey: pthread_key_t = {
+    var key = pthread_key_t()
+    let status = pthread_key_create(&key, nil)
+    precondition(status == 0, "Unidirectional: pthread_key_create failed (\(status))")
+    return key
+  }()
+}
+
+/// The subject of the detecting key path: never changes, never notifies.
+private final class DetectionSubject: Observable, Sendable {
+  static let shared = DetectionSubject()
+
+  subscript(detecting _: HashNotifier) -> Int { 0 }
+}
+
+/// The detecting key path's subscript argument: hashing it tells the `TrackingDetector`.
+private struct HashNotifier: Hashable, Sendable {
+  func hash(into hasher: inout Hasher) {
+    TrackingDetector.noteHashed()
+    hasher.combine(0)
+  }
+
+  static func == (lhs: Self, rhs: Self) -> Bool { true }
+}
+
+/// A tracked read's key path on the store, as reported to its registrar: one per distinct read,
+/// equal for equal reads, so the registrar matches a later `willSet` with the tracking's `access`.
+struct TrackedReadKey: Hashable, @unchecked Sendable {
+  // Safe: `ReadKey` holds immutable key paths and ids that were `Sendable` where made.
+  let key: ReadKey
+}

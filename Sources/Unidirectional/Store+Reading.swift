@@ -1,0 +1,216 @@
+import Observation
+
+extension Store {
+  /// A snapshot of the whole state.
+  ///
+  /// Inside an observer, reading `state` tracks the whole state: the observer re-runs after
+  /// every action that changes it (or after every action, if `State` is not `Equatable`).
+  /// Prefer reading the fields you need.
+  @inlinable
+  public var state: State {
+    read(\State.self)
+  }
+
+  /// Reads one field of the state.
+  ///
+  /// Inside an observer, the read is tracked as `keyPath`: `store.board` tracks the whole
+  /// `board`, even if the code goes on to use one cell of it.
+  @inlinable
+  public subscript<Value>(dynamicMember keyPath: KeyPath<State, Value>) -> Value {
+    read(keyPath)
+  }
+
+  /// Reads a value anywhere in the state, tracked as exactly `keyPath`.
+  ///
+  /// `store[\.board.cells[4]]` makes an observer re-run only when that cell changes, where
+  /// `store.board.cells[4]` would track the whole `board`.
+  ///
+  /// A key path made only of stored properties costs nothing after an action that did not
+  /// change its bytes. Any other key path (a subscript, a computed property, an optional chain)
+  /// is checked again after every action, at the cost of evaluating it (a few hundred
+  /// nanoseconds through the Swift runtime): for rows of an ``IdentifiedArray``, prefer
+  /// `store[\.rows, id: id, \.field]`, which is checked only when that row is written.
+  @inlinable
+  public subscript<Value>(keyPath: KeyPath<State, Value>) -> Value {
+    read(keyPath)
+  }
+
+  // MARK: Reading and recording
+
+  @inlinable
+  func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
+    if let scope { return scope.read(keyPath) }
+    if let recorder = AccessRecorder.current,
+      recorder._withUnsafeGuaranteedRef({ $0.store == ObjectIdentifier(self) && $0.isOwning })
+    {
+      // The hot path: an observer re-running on the owner's thread makes the stored read it made
+      // last time. No action can commit meanwhile, and the value is a plain load.
+      let stored = recorder._withUnsafeGuaranteedRef { recorder -> Value? in
+        guard let probe = recorder.predictedProbe(for: keyPath), probe.kind == .stored else {
+          return nil
+        }
+        recorder.append(probe)
+        return UnsafeRawPointer(statePointer).load(fromByteOffset: probe.byteStart, as: Value.self)
+      }
+      if let stored { return stored }
+    }
+    return record(KeyPathRead(keyPath))
+  }
+
+  /// Reads a value and records the read for the observer running on this thread, if any; or,
+  /// outside observers, reports it to Apple's Observation if a tracking is active. Otherwise
+  /// the read leaves nothing behind.
+  @usableFromInline
+  func record<Read: StateRead>(_ read: Read) -> Read.Value where Read.State == State {
+    guard let recorder = AccessRecorder.current,
+      recorder._withUnsafeGuaranteedRef({ $0.store == ObjectIdentifier(self) })
+    else {
+      let value = readShared { read.value(in: statePointer) }
+      if TrackingDetector.isTracking(registrar) {
+        track(read.makeProbe(value: value, generation: 0))
+      }
+      return value
+    }
+    return recorder._withUnsafeGuaranteedRef { recorder in
+      guard recorder.isOwning else {
+        // Another thread owns the store, or its graph is busy: read as a reader, and keep a
+        // standalone probe for the owner to file.
+        let value = readShared { read.value(in: statePointer) }
+        recorder.append(read.makeProbe(value: value, generation: 0))
+        return value
+      }
+      // The owner runs an observer: no action can commit meanwhile, and the state is read
+      // directly.
+      if let probe = recorder.predictedProbe(), read.isRead(of: probe) {
+        recorder.append(probe)
+        if !probe.isLazy {
+          // Refreshed whenever its value may change: its value is the current one.
+          return unsafeDowncast(probe, to: ValueProbe<Read.Value>.self).value
+        }
+        let value = read.value(in: statePointer)
+        graph.freshen(probe, with: value)
+        return value
+      }
+      recorder.readsAsPredicted = false
+      let value = read.value(in: statePointer)
+      let made = read.makeProbe(value: value, generation: graph.generation)
+      recorder.append(graph.probe(made, state: statePointer))
+      return value
+    }
+  }
+
+  /// Runs `read` on the state as a reader of the gate: waits while the owner is reducing, and
+  /// keeps the owner from reducing until it returns. Not for the owner's own reads during
+  /// observer runs, which need no gate.
+  @inlinable
+  func readShared<Value>(_ read: () -> Value) -> Value {
+    gate.beginReading()
+    defer { gate.endReading() }
+    return read()
+  }
+
+  // MARK: Apple's Observation
+
+  /// The member a tracked read is reported to the registrar as: one key path per distinct read,
+  /// equal for equal reads, so that the registrar matches the `willSet` the store posts for a
+  /// change with the `access` it reported for the read. Never evaluated by the registrar.
+  subscript(trackedRead key: TrackedReadKey) -> Int { 0 }
+
+  /// Remembers a read made while Apple's Observation tracked (`probe` holds the value read), and
+  /// reports it to the registrar, so that the tracking hears of the first action that changes it.
+  @usableFromInline
+  func track(_ probe: Probe) {
+    let key = TrackedReadKey(key: probe.key)
+    let storeKeyPath = trackedKeyPath(for: key)
+    registrar.access(self, keyPath: storeKeyPath)
+    let posted = UncheckedSendable(storeKeyPath)
+    let entry = TrackedReads.Entry(
+      probe: probe,
+      post: { [weak self] in
+        guard let self else { return }
+        self.registrar.willSet(self, keyPath: posted.value)
+        self.registrar.didSet(self, keyPath: posted.value)
+      },
+      isStale: false)
+    let generation = gate.generation
+    let thread = StoreGate<Pending>.currentThread
+    if gate.isOwnedByCurrentThread {
+      graph.perform(.track(entry, thread: thread), state: statePointer)
+    } else if gate.submit({
+      $0.requests.append(.track(entry, thread: thread, generation: generation))
+    }) {
+      drain()
+    }
+  }
+
+  /// The key path a tracked read is reported as, made once per read: making a key path with a
+  /// subscript argument costs microseconds.
+  private func trackedKeyPath(for key: TrackedReadKey) -> KeyPath<Store, Int> {
+    if let existing = trackedKeyPaths.withLock({ $0[key] }) {
+      return unsafeDowncast(existing, to: KeyPath<Store, Int>.self)
+    }
+    let made: KeyPath<Store, Int> = \Store.[trackedRead: key]
+    let kept = trackedKeyPaths.withLock { paths in
+      if let existing = paths[key] { return existing }
+      // Only a cache (equal key paths match in the registrar): bounded, never a leak.
+      if paths.count >= 1_024 { paths.removeAll(keepingCapacity: true) }
+      paths[key] = made
+      return made
+    }
+    return unsafeDowncast(kept, to: KeyPath<Store, Int>.self)
+  }
+
+  // MARK: Untracked reads
+
+  /// Reads a value without recording it for any observer or registrar.
+  func peek<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
+    readShared { statePointer.pointee[keyPath: keyPath] }
+  }
+}
+
+/// One kind of read of a store's state, as `Store.record` makes it: how to tell its probe, how
+/// to evaluate it, how to make its probe.
+@usableFromInline
+protocol StateRead<State, Value> {
+  associatedtype State
+  associatedtype Value
+
+  /// Whether `probe` is the probe of this read.
+  func isRead(of probe: Probe) -> Bool
+
+  /// The value in `state`.
+  func value(in state: UnsafeMutablePointer<State>) -> Value
+
+  /// A probe of this read holding `value`, read on the state of `generation`.
+  func makeProbe(value: Value, generation: UInt64) -> Probe
+}
+
+/// A read of a key path of the state.
+@usableFromInline
+struct KeyPathRead<State, Value>: StateRead {
+  @usableFromInline let keyPath: KeyPath<State, Value>
+
+  @inlinable
+  init(_ keyPath: KeyPath<State, Value>) {
+    self.keyPath = keyPath
+  }
+
+  @usableFromInline
+  func isRead(of probe: Probe) -> Bool {
+    probe.keyPath === keyPath && probe.arrayKeyPath == nil && probe.reader == nil
+  }
+
+  @usableFromInline
+  func value(in state: UnsafeMutablePointer<State>) -> Value {
+    if let offset = MemoryLayout<State>.offset(of: keyPath) {
+      return UnsafeRawPointer(state).load(fromByteOffset: offset, as: Value.self)
+    }
+    return state.pointee[keyPath: keyPath]
+  }
+
+  @usableFromInline
+  func makeProbe(value: Value, generation: UInt64) -> Probe {
+    keyPath.makeProbe(
+      value: value, offset: MemoryLayout<State>.offset(of: keyPath), generation: generation)
+  }
+}
