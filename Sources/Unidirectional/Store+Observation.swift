@@ -106,7 +106,7 @@ extension Store {
       if gate.generation == generation { break }
     }
     if gate.submit({
-      $0.requests.append(.register(observer, reads: reads, generation: generation))
+      self.pending.requests.append(.register(observer, reads: reads, generation: generation))
     }) {
       drain()
     }
@@ -156,7 +156,7 @@ extension Store {
     let body = observer.cancel()
     if gate.isOwnedByCurrentThread {
       graph.perform(.remove(observer), state: statePointer)
-    } else if gate.submit({ $0.requests.append(.remove(observer)) }) {
+    } else if gate.submit({ self.pending.requests.append(.remove(observer)) }) {
       drain()
     }
     // Released last, with no lock held: its captures may run code that calls back in.
@@ -183,9 +183,12 @@ extension Store {
     if cancelled != nil {
       graph.perform(.remove(observer), state: statePointer)
     } else if observer.isInGraph {
-      graph.update(
-        observer, reads: drainRecorder.recordedProbes,
-        unchanged: drainRecorder.readsMatch(observer))
+      if drainRecorder.readsMatch(observer) {
+        // The same reads as last time (the common case): nothing to re-subscribe.
+        observer.ranAt = graph.generation
+      } else {
+        graph.update(observer, reads: drainRecorder.recordedProbes, unchanged: false)
+      }
     }
   }
 }

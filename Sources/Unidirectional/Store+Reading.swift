@@ -133,11 +133,11 @@ extension Store {
       },
       isStale: false)
     let generation = gate.generation
-    let thread = StoreGate<Pending>.currentThread
+    let thread = StoreGate.currentThread
     if gate.isOwnedByCurrentThread {
       graph.perform(.track(entry, thread: thread), state: statePointer)
     } else if gate.submit({
-      $0.requests.append(.track(entry, thread: thread, generation: generation))
+      self.pending.requests.append(.track(entry, thread: thread, generation: generation))
     }) {
       drain()
     }

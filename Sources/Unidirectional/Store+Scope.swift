@@ -137,7 +137,7 @@ extension Store {
   package var runningEffectCount: Int { effects.runningCount }
 
   /// Whether actions are waiting for the thread draining this root store.
-  package var hasQueuedActions: Bool { gate.withPending { !$0.actions.isEmpty } }
+  package var hasQueuedActions: Bool { gate.withLock { !pending.actions.isEmpty } }
 
   /// Blocks until no effect task of this store is running or `timeout` has passed, for code that
   /// cannot `await` (a test store's deinit). Returns the number still running.

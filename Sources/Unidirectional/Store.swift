@@ -80,8 +80,12 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     }
   }
 
-  /// Who works on the store, and the work waiting for them.
-  @usableFromInline let gate = StoreGate(Pending())
+  /// Who works on the store.
+  @usableFromInline let gate = StoreGate()
+  /// The work other threads hand to the owner.
+  ///
+  /// `nonisolated(unsafe)` is safe: it is read and written only with the gate's mutex held.
+  @usableFromInline nonisolated(unsafe) var pending = Pending()
   /// The state, at a stable address.
   ///
   /// `nonisolated(unsafe)` is safe because of how it is used: only the thread that owns the store
@@ -288,7 +292,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
       return StoreTask(task)
     }
     let pending = PendingStoreTask()
-    if gate.submit({ $0.actions.append(Queued(action: action, pending: pending)) }) {
+    if gate.submit({ self.pending.actions.append(Queued(action: action, pending: pending)) }) {
       // The store was idle after all: the caller owns it, and its action is first in line.
       drain()
       if case .some(let task) = pending.resolvedTask { return StoreTask(task) }
@@ -345,10 +349,15 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
 
   /// Owner: does the work other threads handed over until there is none, then gives the store
   /// up.
-  @usableFromInline
+  @inlinable
   func drain() {
-    while !gate.tryRelease() {
-      let work = gate.nextWork { pending -> (item: Work?, more: Bool) in
+    if !gate.tryRelease() { drainPending() }
+  }
+
+  @usableFromInline
+  func drainPending() {
+    repeat {
+      let work = gate.nextWork { () -> (item: Work?, more: Bool) in
         if !pending.requests.isEmpty {
           // Requests first: a registration is cheapest on the state its first run read.
           defer { pending.requests = [] }
@@ -374,7 +383,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
         }
         next.pending.resolve(task)
       }
-    }
+    } while !gate.tryRelease()
   }
 
   /// Owner: reduces one action with the interceptors around it. Interceptors may read the store

@@ -76,15 +76,16 @@ final class AccessRecorder: @unchecked Sendable {
   func predictedProbe(for keyPath: AnyKeyPath) -> Probe? {
     guard let running else { return nil }
     return running._withUnsafeGuaranteedRef { observer -> Probe? in
-      let reads = observer.reads
+      // Hot path (every read of a re-running observer): no copy of the reads, one identity check.
+      let probe: Probe
       if count == 0 {
-        guard let probe = reads.head, probe.keyPath === keyPath, probe.arrayKeyPath == nil
-        else { return nil }
-        return probe
+        guard let head = observer.reads.head else { return nil }
+        probe = head
+      } else {
+        let tailIndex = count &- 1
+        guard tailIndex < observer.reads.tail.count else { return nil }
+        probe = observer.reads.tail[tailIndex]
       }
-      let tailIndex = count &- 1
-      guard tailIndex < reads.tail.count else { return nil }
-      let probe = reads.tail[tailIndex]
       guard probe.keyPath === keyPath, probe.arrayKeyPath == nil else { return nil }
       return probe
     }
@@ -128,10 +129,9 @@ final class AccessRecorder: @unchecked Sendable {
 
   /// Whether the current run made exactly the reads of `observer`'s last run, in order.
   func readsMatch(_ observer: ObserverRecord) -> Bool {
-    let reads = observer.reads
-    guard reads.count == count else { return false }
+    guard observer.reads.count == count else { return false }
     if readsAsPredicted { return true }
-    for index in 0..<count where reads[index] !== probes[index] { return false }
+    for index in 0..<count where observer.reads[index] !== probes[index] { return false }
     return true
   }
 

@@ -36,7 +36,11 @@ struct ByteIndex {
   private var observedRunsAreStale = false
 
   /// The state's observed bytes as of the last pass; `nil` while no probe is indexed.
-  private var snapshot: ByteSnapshot?
+  private var snapshot: ByteSnapshot? {
+    didSet { snapshotBytes = snapshot?.bytes }
+  }
+  /// `snapshot`'s bytes, read on the per-action path without retaining the snapshot.
+  private var snapshotBytes: UnsafeMutableRawPointer?
 
   /// The number of probes indexed.
   private(set) var count = 0
@@ -60,27 +64,31 @@ struct ByteIndex {
   mutating func forEachProbeWhoseBytesChanged(
     in state: UnsafeRawPointer, _ changed: (Probe) -> Void
   ) {
-    guard let snapshot else { return }
+    guard let snapshot = snapshotBytes else { return }
     pass &+= 1
     if observedRunsAreStale { rebuildObservedRuns() }
     changedBlocks.removeAll(keepingCapacity: true)
-    for run in observedRuns {
-      findChangedBlocks(in: byteRange(ofBlocks: run), state: state, snapshot: snapshot.bytes)
+    for index in observedRuns.indices {
+      findChangedBlocks(
+        in: byteRange(ofBlocks: observedRuns[index]), state: state, snapshot: snapshot)
     }
+    let pass = self.pass
     for block in changedBlocks {
-      for probe in probesByBlock[block] where probe.refreshedAt != pass {
-        probe.refreshedAt = pass
-        // The block changed, but maybe not this probe's bytes (the snapshot still holds the old
-        // state here): then its value did not change either.
-        if Self.bytesEqual(state, snapshot.bytes, at: probe.byteStart, count: probe.byteCount) {
-          continue
+      probesByBlock[block].withUnsafeBufferPointer { probes in
+        for probe in probes where probe.refreshedAt != pass {
+          probe.refreshedAt = pass
+          // The block changed, but maybe not this probe's bytes (the snapshot still holds the
+          // old state here): then its value did not change either.
+          if Self.bytesEqual(state, snapshot, at: probe.byteStart, count: probe.byteCount) {
+            continue
+          }
+          changed(probe)
         }
-        changed(probe)
       }
     }
     for block in changedBlocks {
       let range = byteRange(ofBlock: block)
-      memcpy(snapshot.bytes + range.lowerBound, state + range.lowerBound, range.count)
+      memcpy(snapshot + range.lowerBound, state + range.lowerBound, range.count)
     }
   }
 

@@ -27,9 +27,9 @@ final class ElementGroup: @unchecked Sendable {
   /// Reads the array's write record from a state.
   let readWrites: (UnsafeRawPointer) -> ElementWrites
   /// The array's `writeVersion` when the probes were last brought up to date.
-  var version: UInt64
+  @exclusivity(unchecked) var version: UInt64
   /// The probes, by element id.
-  var probesByID: [AnyHashable: [Probe]] = [:]
+  @exclusivity(unchecked) var probesByID: [AnyHashable: [Probe]] = [:]
 
   init(
     array: AnyKeyPath, readWrites: @escaping (UnsafeRawPointer) -> ElementWrites, version: UInt64

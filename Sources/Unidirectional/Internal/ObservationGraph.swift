@@ -40,32 +40,33 @@ final class ObservationGraph: @unchecked Sendable {
 
   /// The number of actions whose changes were computed: the clock of `changedAt`, `verifiedAt`
   /// and `ranAt`.
-  private(set) var generation: UInt64 = 0
+  @exclusivity(unchecked) private(set) var generation: UInt64 = 0
 
   /// Every probe in use, by what it reads.
-  private var probes: [ReadKey: Probe] = [:]
+  @exclusivity(unchecked) private var probes: [ReadKey: Probe] = [:]
 
   /// The stored probes, by the bytes they watch.
-  private var byteIndex: ByteIndex
+  @exclusivity(unchecked) private var byteIndex: ByteIndex
 
-  /// Element probes, grouped by array.
-  private var groups: [AnyKeyPath: ElementGroup] = [:]
+  /// Element probes, grouped by array, by key and in a list.
+  @exclusivity(unchecked) private var groups: [AnyKeyPath: ElementGroup] = [:]
+  @exclusivity(unchecked) private var groupList: [ElementGroup] = []
 
   /// Observers that made a read nothing tells the change of, checked after every action, in
   /// registration order.
-  private var scanned: [ObserverRecord] = []
+  @exclusivity(unchecked) private var scanned: [ObserverRecord] = []
 
   /// Every observer in the graph, by id.
-  private var observers: [UInt64: ObserverRecord] = [:]
+  @exclusivity(unchecked) private var observers: [UInt64: ObserverRecord] = [:]
 
   /// Reads tracked for Apple's Observation.
-  private var tracked = TrackedReads()
+  @exclusivity(unchecked) private var tracked = TrackedReads()
 
   /// Whether the graph is evaluating probes (user code may run, and must not change the graph).
-  private(set) var isBusy = false
+  @exclusivity(unchecked) private(set) var isBusy = false
 
   /// Requests made while the graph was busy, carried out once it is not.
-  private var deferred: [Request] = []
+  @exclusivity(unchecked) private var deferred: [Request] = []
 
   /// A change of the graph asked for while it was busy.
   enum Request {
@@ -110,51 +111,52 @@ final class ObservationGraph: @unchecked Sendable {
     let generation = self.generation
     isBusy = true
 
-    var candidates: [ObserverRecord] = []
-    var sources = 0
-    func collect(_ probe: Probe) {
-      guard !probe.subscribers.isEmpty else { return }
-      sources += 1
-      if sources == 1 {
-        // The common case shares the probe's ordered array: no copy, no sort.
-        candidates = probe.subscribers
-      } else {
-        candidates.append(contentsOf: probe.subscribers)
+    // Observers that read a safe probe whose value changed fire, whatever their other reads:
+    // nothing more is evaluated for them. Observers that read a dirty element probe, or a read
+    // nothing tells the change of, are checked in the order of their reads.
+    var certain = SubscriberUnion()
+    var uncertain = SubscriberUnion()
+    if !byteIndex.isEmpty {
+      byteIndex.forEachProbeWhoseBytesChanged(in: state) { probe in
+        if probe.refresh(state) {
+          probe.changedAt = generation
+          certain.add(probe.subscribers)
+        }
       }
     }
-    byteIndex.forEachProbeWhoseBytesChanged(in: state) { probe in
-      if probe.refresh(state) {
-        probe.changedAt = generation
-        collect(probe)
-      }
-    }
-    for group in groups.values {
+    for group in groupList {
       group.forEachProbeWritten(in: state) { probe in
         if probe.isSafe {
           if probe.refresh(state) {
             probe.changedAt = generation
-            collect(probe)
+            certain.add(probe.subscribers)
           }
         } else {
           probe.dirtyAt = generation
-          collect(probe)
+          uncertain.add(probe.subscribers)
         }
       }
     }
-    if sources > 1 { Self.sortUnique(&candidates) }
-    if !scanned.isEmpty {
-      candidates = candidates.isEmpty ? scanned : Self.mergeUnique(candidates, scanned)
-    }
-
     var changes = Changes()
-    for observer in candidates where hasChangedRead(observer, state: state) {
-      changes.observers.append(observer)
+    changes.observers = certain.observers
+    if !scanned.isEmpty || !uncertain.isEmpty {
+      uncertain.add(scanned)
+      let fired = changes.observers
+      var checked: [ObserverRecord] = []
+      var firedIndex = 0
+      for observer in uncertain.observers {
+        // Both lists are in registration order: skip the observers that fire anyway.
+        while firedIndex < fired.count, fired[firedIndex].id < observer.id { firedIndex += 1 }
+        if firedIndex < fired.count, fired[firedIndex] === observer { continue }
+        if hasChangedRead(observer, state: state) { checked.append(observer) }
+      }
+      if !checked.isEmpty { changes.observers = Self.mergeUnique(fired, checked) }
     }
     if !tracked.isEmpty {
       changes.posts = tracked.changes(in: state)
     }
     isBusy = false
-    performDeferred(state: state)
+    if !deferred.isEmpty { performDeferred(state: state) }
     return changes
   }
 
@@ -162,14 +164,44 @@ final class ObservationGraph: @unchecked Sendable {
   /// order they were made, and a lazy probe is evaluated only when the walk reaches it.
   private func hasChangedRead(_ observer: ObserverRecord, state: UnsafeRawPointer) -> Bool {
     guard observer.isInGraph else { return false }
-    for probe in observer.reads {
+    @inline(__always) func changed(_ probe: Probe) -> Bool {
       if probe.needsEvaluation(at: generation) { probe.verify(state, at: generation) }
-      if probe.changedAt > observer.ranAt { return true }
+      return probe.changedAt > observer.ranAt
     }
+    guard let head = observer.reads.head else { return false }
+    if changed(head) { return true }
+    for probe in observer.reads.tail where changed(probe) { return true }
     return false
   }
 
-  private static func sortUnique(_ observers: inout [ObserverRecord]) {
+  /// The union of subscriber lists, each ordered by id: one list is used as it is (no copy).
+  private struct SubscriberUnion {
+    private var first: [ObserverRecord] = []
+    private var rest: [ObserverRecord] = []
+    private var lists = 0
+
+    var isEmpty: Bool { lists == 0 }
+
+    mutating func add(_ observers: [ObserverRecord]) {
+      guard !observers.isEmpty else { return }
+      lists += 1
+      if lists == 1 {
+        first = observers
+      } else {
+        rest.append(contentsOf: observers)
+      }
+    }
+
+    /// The observers, ordered by id, without repeats.
+    var observers: [ObserverRecord] {
+      guard lists > 1 else { return first }
+      var all = first + rest
+      ObservationGraph.sortUnique(&all)
+      return all
+    }
+  }
+
+  fileprivate static func sortUnique(_ observers: inout [ObserverRecord]) {
     observers.sort { $0.id < $1.id }
     var previous: UInt64?
     observers.removeAll { observer in
@@ -249,6 +281,7 @@ final class ObservationGraph: @unchecked Sendable {
     if let group = groups[array] { return group }
     let group = probe.makeGroup(state: state)
     groups[array] = group
+    groupList.append(group)
     return group
   }
 
@@ -262,7 +295,10 @@ final class ObservationGraph: @unchecked Sendable {
     case .stored:
       if probe.byteCount > 0 { byteIndex.remove(probe) }
     case .element:
-      if let group = probe.group, group.remove(probe) { groups[group.array] = nil }
+      if let group = probe.group, group.remove(probe) {
+        groups[group.array] = nil
+        groupList.removeAll { $0 === group }
+      }
     case .computed, .alwaysChanged:
       break
     }
@@ -334,6 +370,7 @@ final class ObservationGraph: @unchecked Sendable {
     observers = [:]
     probes = [:]
     groups = [:]
+    groupList = []
     scanned = []
     byteIndex = ByteIndex(stateSize: byteIndex.stateSize)
     withExtendedLifetime(garbage) {}

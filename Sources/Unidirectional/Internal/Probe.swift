@@ -225,7 +225,8 @@ class ValueProbe<Value>: Probe, @unchecked Sendable {
 
   override final func refresh(_ state: UnsafeRawPointer) -> Bool {
     let new = read(state)
-    let unchanged = isUnchanged(value, new)
+    // A stored probe is refreshed only when its bytes changed: its bits cannot be the same.
+    let unchanged = (kind != .stored && bitwiseIdentical(value, new)) || isUnchanged(value, new)
     // Always: equal values may live in different storage (DESIGN invariant 4).
     value = new
     return !unchanged
@@ -300,15 +301,14 @@ enum ChangeRule<Value> {
     return .always
   }
 
+  /// `==`; identical bits are checked by the probe (see `ValueProbe.refresh`).
   private static func unchangedByEquality<E: Equatable>(_: E.Type) -> (Value, Value) -> Bool {
     // `Value == E` here: the casts only recover the conformance the dynamic check found.
-    { old, new in
-      bitwiseIdentical(old, new)
-        || unsafeBitCast(old, to: E.self) == unsafeBitCast(new, to: E.self)
-    }
+    { unsafeBitCast($0, to: E.self) == unsafeBitCast($1, to: E.self) }
   }
 
   /// The rule for an optional of `Value` (an element read, `nil` when the element is absent).
+  /// (Identical bits are checked by the probe, for the optional as a whole.)
   var optional: ChangeRule<Value?> {
     switch self {
     case .compare(let isUnchanged):

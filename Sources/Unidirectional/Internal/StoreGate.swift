@@ -20,7 +20,7 @@ import Synchronization
 ///   first thread to send, register an observer or cancel one while idle becomes the owner.
 /// - **draining**: one thread, the *owner*, has the store's work. Only the owner reduces
 ///   actions, changes the observation graph and runs observers; other threads hand it work
-///   through the mutex-guarded `pending` queue and inbox (`HAS_WORK` tells the owner there is
+///   through the mutex-guarded queue and requests (the store's `pending`) (`HAS_WORK` tells the owner there is
 ///   some). Readers may read meanwhile.
 /// - **reducing** (a sub-state of draining): the owner is changing the state in place. New
 ///   readers wait until it commits; the owner starts reducing only once no reader is reading.
@@ -30,8 +30,8 @@ import Synchronization
 /// committed action in `generation`); draining → idle (`tryRelease`, or `nextWork` finding
 /// nothing left, both refusing while `HAS_WORK` is set).
 ///
-/// The mutex guards `pending` and the observers' closures (``ObserverRecord``), and is held only
-/// for a few instructions of bookkeeping, never while user code runs. It also backs the
+/// The mutex guards the work handed to the owner (the store's `pending`), and is held only for a
+/// few instructions of bookkeeping, never while user code runs. It also backs the
 /// condition variable that waiting readers and a waiting owner sleep on.
 /// The bits of `StoreGate`'s word. Computed constants, not `static let`s, so that they fold into
 /// the code instead of costing a lazy-initialization check per use.
@@ -41,7 +41,7 @@ enum StoreGateBits {
   @inline(__always) static var draining: UInt64 { 1 << 0 }
   /// The owner is changing the state: readers must wait.
   @inline(__always) static var reducing: UInt64 { 1 << 1 }
-  /// `pending` holds work for the owner: it must not go idle before taking it.
+  /// The store's `pending` holds work for the owner: it must not go idle before taking it.
   @inline(__always) static var hasWork: UInt64 { 1 << 2 }
   /// A thread sleeps on the condition variable: whoever changes `reducing` or the reader count
   /// must wake it.
@@ -55,10 +55,9 @@ enum StoreGateBits {
 }
 
 @usableFromInline
-final class StoreGate<Work>: @unchecked Sendable {
-  // Safe: `word` is atomic; `pending` is read and written only between `lock()` and `unlock()`;
-  // `ownerThread` is written only by the owner (and read racily only to ask "am I the owner?",
-  // whose answer a thread's own writes decide).
+final class StoreGate: @unchecked Sendable {
+  // Safe: `word` and `ownerThread` are atomic; `ownerThread` is written only by the owner (and
+  // read by others only to ask "am I the owner?", whose answer a thread's own writes decide).
 
   private typealias Bits = StoreGateBits
 
@@ -70,12 +69,8 @@ final class StoreGate<Work>: @unchecked Sendable {
   private let mutex: UnsafeMutablePointer<pthread_mutex_t>
   private let condition: UnsafeMutablePointer<pthread_cond_t>
 
-  /// Work handed to the owner. Guarded by the mutex.
-  private var pending: Work
-
   @usableFromInline
-  init(_ pending: Work) {
-    self.pending = pending
+  init() {
     mutex = .allocate(capacity: 1)
     condition = .allocate(capacity: 1)
     pthread_mutex_init(mutex, nil)
@@ -91,12 +86,13 @@ final class StoreGate<Work>: @unchecked Sendable {
 
   // MARK: The mutex
 
-  /// Runs `body` on the pending work with the mutex held. `body` must not run user code.
+  /// Runs `body` with the mutex held (for the work handed to the owner, which it guards).
+  /// `body` must not run user code.
   @inline(__always)
-  func withPending<Result>(_ body: (inout Work) -> Result) -> Result {
+  func withLock<Result>(_ body: () -> Result) -> Result {
     lock()
     defer { unlock() }
-    return body(&pending)
+    return body()
   }
 
   @inline(__always)
@@ -237,9 +233,9 @@ final class StoreGate<Work>: @unchecked Sendable {
   /// - Parameter take: Removes and returns the next piece of work, and whether more remains;
   ///   runs with the mutex held, so it must not run user code.
   /// - Returns: The work, or `nil` once the store is idle (and no longer owned).
-  func nextWork<Item>(_ take: (inout Work) -> (item: Item?, more: Bool)) -> Item? {
+  func nextWork<Item>(_ take: () -> (item: Item?, more: Bool)) -> Item? {
     lock()
-    let (item, more) = take(&pending)
+    let (item, more) = take()
     if item == nil {
       ownerThread.store(0, ordering: .relaxed)
       let old = word.bitwiseAnd(~(Bits.draining | Bits.hasWork), ordering: .acquiringAndReleasing)
@@ -258,9 +254,9 @@ final class StoreGate<Work>: @unchecked Sendable {
   /// - Parameter add: Adds the work; runs with the mutex held, so it must not run user code.
   /// - Returns: `true` if the caller now owns the store and must drain it (its work is pending
   ///   like any other); `false` if the owner will do the work.
-  func submit(_ add: (inout Work) -> Void) -> Bool {
+  func submit(_ add: () -> Void) -> Bool {
     lock()
-    add(&pending)
+    add()
     var old = word.load(ordering: .relaxed)
     while true {
       let isIdle = old & Bits.draining == 0
