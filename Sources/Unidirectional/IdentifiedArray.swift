@@ -17,7 +17,11 @@ import Synchronization
 /// ```
 ///
 /// Ids are unique: inserting an element whose id is already present is a programming error and
-/// stops with a precondition failure naming the id. Decoding duplicates throws instead.
+/// stops with a precondition failure naming the id. Decoding duplicates throws instead. Like
+/// `Array`, a position out of bounds (in `remove(at:)`, `insert(_:at:)`, `swapAt(_:_:)`,
+/// `move(fromOffsets:toOffset:)` or the position subscript) stops with a precondition failure
+/// naming the position and the valid range, before anything changes. No operation can leave two
+/// elements with one id or a lookup by id finding the wrong element.
 ///
 /// - Complexity: Lookup, replacement and append by id are O(1) on average. Inserting or
 ///   removing anywhere but the end is O(n), like `Array`.
@@ -54,6 +58,7 @@ public struct IdentifiedArray<Element: Identifiable> {
     self.lastWrittenID = nil
   }
 
+  /// Records that an element may have been removed.
   @inlinable
   mutating func noteRemoval() {
     removalVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
@@ -72,7 +77,8 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// - Parameter elements: Elements with unique ids. A repeated id is a precondition failure.
   public init(uniqueElements elements: some Sequence<Element>) {
     self.init()
-    for element in elements { append(element) }
+    for element in elements { appendWithoutChecking(element) }
+    _checkInvariants()
   }
 
   /// The ids of the elements, in order.
@@ -107,7 +113,11 @@ public struct IdentifiedArray<Element: Identifiable> {
   ///
   /// Getting returns `nil` if there is none. Setting an element replaces the element with that
   /// id in place, or appends it if there is none; setting `nil` removes it. The new element must
-  /// have the id it is stored under.
+  /// have the id it is stored under: storing one with another id, or changing an element's id
+  /// in place (`rows[id: 1]?.id = 2`), stops with a precondition failure naming both ids.
+  ///
+  /// An in-place edit that throws (`try edit(&rows[id: 1])`) keeps what it changed before
+  /// throwing, as it would for an `inout` variable.
   ///
   /// - Complexity: O(1) on average, except O(n) for a removal.
   @inlinable
@@ -126,6 +136,7 @@ public struct IdentifiedArray<Element: Identifiable> {
       if let position = positions[id] {
         elements[position] = newValue
         noteWrite(to: id)
+        _checkInvariants(at: position)
       } else {
         append(newValue)
       }
@@ -133,22 +144,28 @@ public struct IdentifiedArray<Element: Identifiable> {
     _modify {
       guard let position = positions[id] else {
         var element: Element? = nil
+        // In a `defer`, so that an edit that throws is kept, as for an `inout` variable.
+        defer {
+          if let element { self[id: id] = element }
+        }
         yield &element
-        if let element { self[id: id] = element }
         return
       }
       var element: Element? = elements[position]
-      yield &element
-      guard let element else {
-        remove(id: id)
-        return
+      defer {
+        if let element {
+          precondition(
+            element.id == id,
+            "IdentifiedArray: an element's id changed from \(id) to \(element.id) through subscript(id:)"
+          )
+          elements[position] = element
+          noteWrite(to: id)
+          _checkInvariants(at: position)
+        } else {
+          remove(at: position)
+        }
       }
-      precondition(
-        element.id == id,
-        "IdentifiedArray: an element's id changed from \(id) to \(element.id) through subscript(id:)"
-      )
-      elements[position] = element
-      noteWrite(to: id)
+      yield &element
     }
   }
 
@@ -159,6 +176,13 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// - Complexity: O(1) on average.
   @inlinable
   public mutating func append(_ element: Element) {
+    appendWithoutChecking(element)
+    _checkInvariants(at: elements.count - 1)
+  }
+
+  /// `append(_:)` without the debug check of the invariants, for appending many elements.
+  @inlinable
+  mutating func appendWithoutChecking(_ element: Element) {
     precondition(
       positions[element.id] == nil,
       "IdentifiedArray: an element with id \(element.id) is already present; ids must be unique")
@@ -169,27 +193,33 @@ public struct IdentifiedArray<Element: Identifiable> {
 
   /// Appends elements, in order.
   ///
-  /// - Parameter newElements: Elements whose ids are not present yet.
+  /// - Parameter newElements: Elements whose ids are neither present yet nor repeated; a
+  ///   repeated id is a precondition failure.
   public mutating func append(contentsOf newElements: some Sequence<Element>) {
-    for element in newElements { append(element) }
+    let start = elements.count
+    for element in newElements { appendWithoutChecking(element) }
+    for position in start..<elements.count { _checkInvariants(at: position) }
   }
 
   /// Inserts an element at a position.
   ///
   /// - Parameters:
-  ///   - element: An element whose id is not present yet.
-  ///   - position: Where to insert, from `0` to `count`.
+  ///   - element: An element whose id is not present yet; a repeated id is a precondition
+  ///     failure.
+  ///   - position: Where to insert, from `0` to `count` (the end). Any other position is a
+  ///     precondition failure.
   /// - Complexity: O(n).
   public mutating func insert(_ element: Element, at position: Int) {
     precondition(
       positions[element.id] == nil,
       "IdentifiedArray: an element with id \(element.id) is already present; ids must be unique")
     precondition(
-      (0...elements.count).contains(position),
+      position >= 0 && position <= elements.count,
       "IdentifiedArray: insertion position \(position) is out of bounds 0...\(elements.count)")
     elements.insert(element, at: position)
     reindex(from: position)
     noteWrite(to: element.id)
+    _checkInvariants()
   }
 
   /// Removes the element with this id and returns it, or returns `nil` if there is none.
@@ -204,27 +234,45 @@ public struct IdentifiedArray<Element: Identifiable> {
 
   /// Removes the element at a position and returns it.
   ///
+  /// - Parameter position: A position from `0` to `count - 1`; any other is a precondition
+  ///   failure.
   /// - Complexity: O(n).
   @inlinable
   @discardableResult
   public mutating func remove(at position: Int) -> Element {
+    precondition(
+      position >= 0 && position < elements.count,
+      "IdentifiedArray: removal position \(position) is out of bounds 0..<\(elements.count)")
     let element = elements.remove(at: position)
     positions[element.id] = nil
     reindex(from: position)
     noteRemoval()
     noteWrite(to: element.id)
+    _checkInvariants()
     return element
   }
 
   /// Removes the elements that satisfy a predicate, keeping the order of the others.
   ///
+  /// The predicate sees every element once, in order, before anything is removed, so if it
+  /// throws the array is left unchanged.
+  ///
   /// - Complexity: O(n).
   public mutating func removeAll(where shouldBeRemoved: (Element) throws -> Bool) rethrows {
-    try elements.removeAll(where: shouldBeRemoved)
-    positions.removeAll(keepingCapacity: true)
-    reindex(from: 0)
+    let isRemoved = try elements.map(shouldBeRemoved)
+    let firstRemoved = isRemoved.firstIndex(of: true) ?? elements.count
+    // Shift the kept elements forward over the removed ones, keeping their order.
+    var kept = firstRemoved
+    for position in firstRemoved..<elements.count where !isRemoved[position] {
+      elements.swapAt(kept, position)
+      kept += 1
+    }
+    for element in elements[kept...] { positions[element.id] = nil }
+    elements.removeSubrange(kept...)
+    reindex(from: firstRemoved)
     noteRemoval()
     noteWrite(to: nil)
+    _checkInvariants()
   }
 
   /// Removes every element.
@@ -233,35 +281,90 @@ public struct IdentifiedArray<Element: Identifiable> {
     positions.removeAll()
     noteRemoval()
     noteWrite(to: nil)
+    _checkInvariants()
   }
 
-  /// Moves the elements at `source` to before `destination`, as `Array`'s
-  /// `move(fromOffsets:toOffset:)` does.
+  /// Moves the elements at the given offsets to just before the element at `destination`,
+  /// keeping their order, as SwiftUI's `move(fromOffsets:toOffset:)` does.
+  ///
+  /// The offsets are a set, as an `IndexSet` would be: their order does not matter and a repeated
+  /// offset moves its element once. `destination` is a position before the move, from `0` to
+  /// `count` (the end); the moved elements land just before the first element at or after it
+  /// that does not move, or at the end if there is none.
+  ///
+  /// ```swift
+  /// var rows: IdentifiedArray<Row> = [a, b, c, d]
+  /// rows.move(fromOffsets: [3, 0, 3], toOffset: 2)   // [b, a, d, c]
+  /// ```
+  ///
+  /// An offset outside `0..<count` or a destination outside `0...count` is a precondition
+  /// failure naming it, and nothing moves.
   ///
   /// - Complexity: O(n).
   public mutating func move(fromOffsets source: [Int], toOffset destination: Int) {
-    let moving = Set(source)
+    let count = elements.count
     precondition(
-      moving.allSatisfy(elements.indices.contains),
-      "IdentifiedArray: move offsets \(source.sorted()) are out of bounds 0..<\(elements.count)")
-    let moved = source.sorted().map { elements[$0] }
-    var result: [Element] = []
-    result.reserveCapacity(elements.count)
-    for (position, element) in elements.enumerated() {
-      if position == destination { result.append(contentsOf: moved) }
-      if !moving.contains(position) { result.append(element) }
+      destination >= 0 && destination <= count,
+      "IdentifiedArray: move destination \(destination) is out of bounds 0...\(count)")
+    var isMoving = [Bool](repeating: false, count: count)
+    var firstChanged = destination
+    for offset in source {
+      precondition(
+        offset >= 0 && offset < count,
+        "IdentifiedArray: move offset \(offset) is out of bounds 0..<\(count)")
+      isMoving[offset] = true
+      firstChanged = Swift.min(firstChanged, offset)
     }
-    if destination >= elements.count { result.append(contentsOf: moved) }
+    var moved: [Element] = []
+    var result: [Element] = []
+    result.reserveCapacity(count)
+    for position in 0..<count where isMoving[position] { moved.append(elements[position]) }
+    for position in 0..<count {
+      if position == destination { result.append(contentsOf: moved) }
+      if !isMoving[position] { result.append(elements[position]) }
+    }
+    if destination == count { result.append(contentsOf: moved) }
     elements = result
-    reindex(from: 0)
+    // Elements before the first moved one and before the destination have not moved.
+    reindex(from: firstChanged)
     noteWrite(to: nil)
+    _checkInvariants()
+  }
+
+  /// Exchanges the elements at two positions.
+  ///
+  /// Both positions must be from `0` to `count - 1`, even when they are equal (which changes
+  /// nothing); any other is a precondition failure naming it.
+  ///
+  /// - Complexity: O(1) on average.
+  public mutating func swapAt(_ i: Int, _ j: Int) {
+    precondition(
+      i >= 0 && i < elements.count,
+      "IdentifiedArray: swap position \(i) is out of bounds 0..<\(elements.count)")
+    precondition(
+      j >= 0 && j < elements.count,
+      "IdentifiedArray: swap position \(j) is out of bounds 0..<\(elements.count)")
+    elements.swapAt(i, j)
+    positions[elements[i].id] = i
+    positions[elements[j].id] = j
+    noteWrite(to: nil)
+    _checkInvariants(at: i)
+    _checkInvariants(at: j)
   }
 
   /// Sorts the elements in place.
+  ///
+  /// The sort is not guaranteed to be stable. If the predicate throws, the elements are left in
+  /// an unspecified order, as `Array`'s are, but lookups by id still find them.
+  ///
+  /// - Complexity: O(n log n).
   public mutating func sort(by areInIncreasingOrder: (Element, Element) throws -> Bool) rethrows {
+    defer {
+      reindex(from: 0)
+      noteWrite(to: nil)
+      _checkInvariants()
+    }
     try elements.sort(by: areInIncreasingOrder)
-    reindex(from: 0)
-    noteWrite(to: nil)
   }
 
   /// Rebuilds `positions` for the elements from `start` on.
@@ -283,17 +386,29 @@ extension IdentifiedArray: RandomAccessCollection {
   /// The element at a position.
   ///
   /// Setting replaces the element; the new element must have the same id (ids cannot change
-  /// through this subscript, which would break uniqueness).
+  /// through this subscript, which would break uniqueness), or it is a precondition failure
+  /// naming both ids. A position outside `0..<count` is a precondition failure naming it.
+  ///
+  /// - Complexity: O(1).
   @inlinable
   public subscript(position: Int) -> Element {
-    get { elements[position] }
+    get {
+      precondition(
+        position >= 0 && position < elements.count,
+        "IdentifiedArray: position \(position) is out of bounds 0..<\(elements.count)")
+      return elements[position]
+    }
     set {
+      precondition(
+        position >= 0 && position < elements.count,
+        "IdentifiedArray: position \(position) is out of bounds 0..<\(elements.count)")
       precondition(
         newValue.id == elements[position].id,
         "IdentifiedArray: cannot replace the element with id \(elements[position].id) at \(position) by one with id \(newValue.id)"
       )
       elements[position] = newValue
       noteWrite(to: newValue.id)
+      _checkInvariants(at: position)
     }
   }
 }
@@ -343,8 +458,9 @@ extension IdentifiedArray: Decodable where Element: Decodable {
             codingPath: decoder.codingPath,
             debugDescription: "IdentifiedArray: duplicate id \(element.id)"))
       }
-      append(element)
+      appendWithoutChecking(element)
     }
+    _checkInvariants()
   }
 }
 
