@@ -79,14 +79,14 @@ struct ElementRead<State, Element: Identifiable, Field>: StateRead {
     self.fallback = fallback
   }
 
-  @usableFromInline
+  @inlinable
   func isRead(of probe: Probe) -> Bool {
     probe.arrayKeyPath === array && probe.keyPath === field
       && probe.reader == fallback?.reader
       && unsafeDowncast(probe, to: ElementProbe<Element.ID, Field>.self).id == id
   }
 
-  @usableFromInline
+  @inlinable
   func value(in state: UnsafeMutablePointer<State>) -> Field? {
     let fieldOffset = MemoryLayout<Element>.offset(of: field)
     let value: Field?
@@ -101,7 +101,7 @@ struct ElementRead<State, Element: Identifiable, Field>: StateRead {
     return value ?? fallback.lastValue(field)
   }
 
-  @usableFromInline
+  @inlinable
   func makeProbe(value: Field?, generation: UInt64) -> Probe {
     let field = field
     return makeElementProbe(

@@ -60,7 +60,7 @@ extension Store {
   /// Reads a value and records the read for the observer running on this thread, if any; or,
   /// outside observers, reports it to Apple's Observation if a tracking is active. Otherwise
   /// the read leaves nothing behind.
-  @usableFromInline
+  @inlinable
   func record<Read: StateRead>(_ read: Read) -> Read.Value where Read.State == State {
     guard let recorder = AccessRecorder.current,
       recorder._withUnsafeGuaranteedRef({ $0.store == ObjectIdentifier(self) })
@@ -197,7 +197,10 @@ struct KeyPathRead<State, Value>: StateRead {
 
   @usableFromInline
   func isRead(of probe: Probe) -> Bool {
-    probe.keyPath === keyPath && probe.arrayKeyPath == nil && probe.reader == nil
+    guard probe.arrayKeyPath == nil, probe.reader == nil else { return false }
+    // A key path with subscript arguments is a new object each time its literal is evaluated:
+    // equal components are the same read.
+    return probe.keyPath === keyPath || probe.keyPath == keyPath
   }
 
   @usableFromInline

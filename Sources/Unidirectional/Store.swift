@@ -277,16 +277,20 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   /// short reduce, then queues the action (and drains the store if it became idle meanwhile).
   @usableFromInline
   func processSlowPath(_ action: Action) -> StoreTask {
-    if interceptors.isEmpty {
+    if interceptors.isEmpty, !gate.isOwnedByCurrentThread {
       // Another thread holds the store for tens of nanoseconds per action: retrying, yielding
-      // the processor between tries, is far cheaper than queueing (benchmark R1).
-      var attempts = 0
-      while attempts < 100, gate.isReducingElsewhere {
-        sched_yield()
+      // the processor while it reduces, is far cheaper than queueing (benchmark R1). A store
+      // that is draining but not reducing (running observers or effects) may stay busy long:
+      // queue then.
+      retrying: for _ in 0..<100 {
         if gate.tryAcquireForReducing() { return StoreTask(reduceOwned(action)) }
-        attempts += 1
+        switch gate.busyness {
+        case .idle: continue
+        case .reducing: sched_yield()
+        case .draining: break retrying
+        }
       }
-    } else if gate.tryAcquire() {
+    } else if !gate.isOwnedByCurrentThread, gate.tryAcquire() {
       let task = reduceIntercepted(action)
       drain()
       return StoreTask(task)

@@ -36,6 +36,8 @@ enum Target {
   case ratio(over: String, atMost: Double)
   /// Each action runs `observers` observers: at most this many nanoseconds per observer run.
   case perObserverRun(observers: Int, atMostNanoseconds: Double)
+  /// Each action re-checks `reads` recorded reads: at most this many nanoseconds per read.
+  case perRecordedRead(reads: Int, atMostNanoseconds: Double)
   /// At most this many nanoseconds per action.
   case absolute(atMostNanoseconds: Double)
 
@@ -52,6 +54,10 @@ enum Target {
       let perRun = nanoseconds / Double(observers)
       let met = perRun <= atMost ? "ok" : "MISSED"
       return String(format: "%.1f ns per observer run (target <= %.0f) %@", perRun, atMost, met)
+    case .perRecordedRead(let reads, let atMost):
+      let perRead = nanoseconds / Double(reads)
+      let met = perRead <= atMost ? "ok" : "MISSED"
+      return String(format: "%.1f ns per recorded read (target <= %.0f) %@", perRead, atMost, met)
     case .absolute(let atMost):
       let met = nanoseconds <= atMost ? "ok" : "MISSED"
       return String(format: "(target <= %.0f ns) %@", atMost, met)

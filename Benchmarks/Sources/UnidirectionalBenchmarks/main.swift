@@ -3,6 +3,9 @@
 //
 //   swift run -c release unidirectional-benchmarks [--quick] [--only NAME] [--iterations N]
 //
+// B: observation at the core; D: precise reads of rows at the root, and reads outside observers;
+// C: composition; T: the test store; R and M: threads and memory.
+//
 // Each figure is the best of several rounds (the machine is shared and noisy; the minimum is
 // the most repeatable estimate of the cost itself).
 
@@ -11,8 +14,8 @@ import Foundation
 let arguments = BenchmarkArguments(CommandLine.arguments.dropFirst())
 var results: [String: Double] = [:]
 
-for scenario in makeScenarios() + makeCompositionScenarios() + makeTestStoreScenarios()
-  + makeReliabilityScenarios()
+for scenario in makeScenarios() + makeObservationScenarios() + makeCompositionScenarios()
+  + makeTestStoreScenarios() + makeReliabilityScenarios()
 where arguments.selects(scenario.name) {
   let nanoseconds = scenario.measure(arguments)
   results[scenario.name] = nanoseconds
@@ -20,6 +23,24 @@ where arguments.selects(scenario.name) {
   let figure = String(format: "%10.1f ns/action", nanoseconds)
   let verdict = scenario.target?.verdict(for: nanoseconds, results: results) ?? ""
   print("\(name)\(figure)\(verdict.isEmpty ? "" : "  " + verdict)")
+}
+
+if arguments.selects("D4") {
+  // Reads outside any observer leave nothing behind: a send costs what it did before 100,000
+  // distinct such reads, and they leave no memory behind.
+  let figures = outsideReadsFigures(
+    reads: arguments.quick ? 10_000 : 100_000, sends: arguments.quick ? 100_000 : 1_000_000)
+  let ratio = figures.sendAfter / figures.sendBefore
+  let growth = Double(figures.bytesAfter - figures.bytesBefore) / 1024
+  let name = "D4 send after 100,000 outside reads".padding(
+    toLength: 50, withPad: " ", startingAt: 0)
+  let verdict = ratio <= 1.2 && growth <= 1024 ? "ok" : "MISSED"
+  print(
+    name
+      + String(
+        format:
+          "%10.1f ns/action  %.2fx before the reads (%.1f ns; target <= 1.2x), %.0f KiB resident growth (target: flat) %@",
+        figures.sendAfter, ratio, figures.sendBefore, growth, verdict))
 }
 
 if arguments.selects("M1") {

@@ -40,7 +40,7 @@ final class ObservationGraph: @unchecked Sendable {
 
   /// The number of actions whose changes were computed: the clock of `changedAt`, `verifiedAt`
   /// and `ranAt`.
-  @exclusivity(unchecked) private(set) var generation: UInt64 = 0
+  @usableFromInline @exclusivity(unchecked) private(set) var generation: UInt64 = 0
 
   /// Every probe in use, by what it reads.
   @exclusivity(unchecked) private var probes: [ReadKey: Probe] = [:]
@@ -243,6 +243,7 @@ final class ObservationGraph: @unchecked Sendable {
   /// Files `probe`, just made from a read of `state` (the current state), unless a probe of the
   /// same read exists: then that one is returned, brought up to date with `probe`'s value if it
   /// was not current.
+  @usableFromInline
   func probe(_ probe: Probe, state: UnsafeRawPointer) -> Probe {
     let key = probe.key
     if let existing = probes[key] {
@@ -258,7 +259,7 @@ final class ObservationGraph: @unchecked Sendable {
     case .stored:
       if probe.byteCount > 0 { byteIndex.insert(probe, state: state) }
     case .element:
-      group(for: probe, state: state).insert(probe, id: probe.elementKey)
+      group(for: probe, state: state).insert(probe, idHash: probe.elementIDHash)
     case .computed, .alwaysChanged:
       break
     }
@@ -267,7 +268,7 @@ final class ObservationGraph: @unchecked Sendable {
 
   /// Gives a lazy probe that the running observer found by prediction the value it just read,
   /// if the probe's value is not current.
-  @inline(__always)
+  @inlinable
   func freshen<Value>(_ probe: Probe, with value: Value) {
     guard probe.isLazy, probe.verifiedAt != generation else { return }
     if probe.kind != .alwaysChanged {
@@ -295,7 +296,7 @@ final class ObservationGraph: @unchecked Sendable {
     case .stored:
       if probe.byteCount > 0 { byteIndex.remove(probe) }
     case .element:
-      if let group = probe.group, group.remove(probe) {
+      if let group = probe.group, group.remove(probe, idHash: probe.elementIDHash) {
         groups[group.array] = nil
         groupList.removeAll { $0 === group }
       }

@@ -84,7 +84,7 @@ class Probe: @unchecked Sendable {
   @exclusivity(unchecked) final var changedAt: UInt64 = 0
 
   /// The generation of the state the value was last taken from, for probes evaluated lazily.
-  @exclusivity(unchecked) final var verifiedAt: UInt64
+  @usableFromInline @exclusivity(unchecked) final var verifiedAt: UInt64
 
   /// For an element probe that is not safe: the generation whose action wrote its element, so
   /// it must be evaluated (in order) before it can be trusted.
@@ -93,9 +93,8 @@ class Probe: @unchecked Sendable {
   /// The last refresh pass that looked at this probe (the byte index looks once per pass).
   @exclusivity(unchecked) final var refreshedAt: UInt64 = 0
 
-  /// The element group the probe belongs to, with its element's id, if any.
+  /// The element group the probe belongs to, if any.
   @exclusivity(unchecked) final var group: ElementGroup?
-  @exclusivity(unchecked) final var elementID: AnyHashable?
 
   init(
     kind: Kind, isSafe: Bool, keyPath: AnyKeyPath, arrayKeyPath: AnyKeyPath? = nil,
@@ -132,8 +131,8 @@ class Probe: @unchecked Sendable {
     preconditionFailure("Unidirectional: not an element probe")
   }
 
-  /// The id of this element probe's element, as its group files it.
-  var elementKey: AnyHashable {
+  /// For an element probe, the hash of its element's id, as its group files it.
+  var elementIDHash: Int {
     preconditionFailure("Unidirectional: not an element probe")
   }
 
@@ -181,7 +180,7 @@ class Probe: @unchecked Sendable {
 
   /// Whether the probe is evaluated only when an observer's ordered check reaches it, so that its
   /// value is current only if `verifiedAt` is the current generation.
-  final var isLazy: Bool {
+  @usableFromInline final var isLazy: Bool {
     switch kind {
     case .stored: false
     case .element: !isSafe
@@ -205,7 +204,9 @@ class Probe: @unchecked Sendable {
 class ValueProbe<Value>: Probe, @unchecked Sendable {
   /// Evaluates the read on a state.
   final let read: (UnsafeRawPointer) -> Value
-  /// Whether a new value is unchanged from the last (see ``Probe``'s rules of change).
+  /// Whether a new value is unchanged from the last (see ``Probe``'s rules of change): `==`,
+  /// after a check of identical bits except for stored probes, which are refreshed only when
+  /// their bits changed.
   final let isUnchanged: (Value, Value) -> Bool
   @usableFromInline @exclusivity(unchecked) final var value: Value
 
@@ -225,8 +226,7 @@ class ValueProbe<Value>: Probe, @unchecked Sendable {
 
   override final func refresh(_ state: UnsafeRawPointer) -> Bool {
     let new = read(state)
-    // A stored probe is refreshed only when its bytes changed: its bits cannot be the same.
-    let unchanged = (kind != .stored && bitwiseIdentical(value, new)) || isUnchanged(value, new)
+    let unchanged = isUnchanged(value, new)
     // Always: equal values may live in different storage (DESIGN invariant 4).
     value = new
     return !unchanged
@@ -241,16 +241,20 @@ class ValueProbe<Value>: Probe, @unchecked Sendable {
 @usableFromInline
 final class ElementProbe<ID: Hashable, Value>: ValueProbe<Value?>, @unchecked Sendable {
   @usableFromInline let id: ID
+  /// `id.hashValue`, computed where `ID` is known.
+  let idHash: Int
   /// Reads the write record of the probe's array from a state.
   let readWrites: (UnsafeRawPointer) -> ElementWrites
 
+  @usableFromInline
   init(
     kind: Kind, isSafe: Bool, field: AnyKeyPath, arrayKeyPath: AnyKeyPath, id: ID,
-    reader: ObjectIdentifier?, generation: UInt64, value: Value?,
+    idHash: Int, reader: ObjectIdentifier?, generation: UInt64, value: Value?,
     read: @escaping (UnsafeRawPointer) -> Value?, isUnchanged: @escaping (Value?, Value?) -> Bool,
     readWrites: @escaping (UnsafeRawPointer) -> ElementWrites
   ) {
     self.id = id
+    self.idHash = idHash
     self.readWrites = readWrites
     super.init(
       kind: kind, isSafe: isSafe, keyPath: field, arrayKeyPath: arrayKeyPath, reader: reader,
@@ -262,16 +266,18 @@ final class ElementProbe<ID: Hashable, Value>: ValueProbe<Value?>, @unchecked Se
     return reader.map { .child(key, reader: $0) } ?? key
   }
 
-  override var elementKey: AnyHashable { AnyHashable(id) }
-
   override func makeGroup(state: UnsafeRawPointer) -> ElementGroup {
-    ElementGroup(array: arrayKeyPath!, readWrites: readWrites, version: readWrites(state).version)
+    ElementGroup(array: arrayKeyPath!, readWrites: readWrites, state: state)
   }
+
+  override var elementIDHash: Int { idHash }
 }
 
 /// A probe of a value that can be compared neither by value nor by identity: changed after every
 /// action, and never evaluated.
+@usableFromInline
 final class AlwaysChangedProbe: Probe, @unchecked Sendable {
+  @usableFromInline
   init(keyPath: AnyKeyPath, reader: ObjectIdentifier? = nil, generation: UInt64) {
     super.init(
       kind: .alwaysChanged, isSafe: true, keyPath: keyPath, reader: reader,
@@ -286,11 +292,13 @@ final class AlwaysChangedProbe: Probe, @unchecked Sendable {
 // MARK: Making probes
 
 /// How values of a type are compared: by `==` (or identical bits), by identity, or not at all.
+@usableFromInline
 enum ChangeRule<Value> {
   case compare((Value, Value) -> Bool)
   case always
 
   /// The rule for `Value`, found once per probe by dynamic casts.
+  @inlinable
   static var forType: ChangeRule<Value> {
     if let equatable = Value.self as? any Equatable.Type {
       return .compare(unchangedByEquality(equatable))
@@ -301,14 +309,31 @@ enum ChangeRule<Value> {
     return .always
   }
 
-  /// `==`; identical bits are checked by the probe (see `ValueProbe.refresh`).
-  private static func unchangedByEquality<E: Equatable>(_: E.Type) -> (Value, Value) -> Bool {
+  /// `==` (identical bits are checked by `orIdentical`, where they may be the same).
+  @inlinable
+  static func unchangedByEquality<E: Equatable>(_: E.Type) -> (Value, Value) -> Bool {
     // `Value == E` here: the casts only recover the conformance the dynamic check found.
     { unsafeBitCast($0, to: E.self) == unsafeBitCast($1, to: E.self) }
   }
 
+  /// The comparison, for a rule known to compare.
+  var comparison: (Value, Value) -> Bool {
+    guard case .compare(let isUnchanged) = self else { preconditionFailure("not a comparison") }
+    return isUnchanged
+  }
+
+  /// The rule with a check of identical bits first: a value with the same bits is unchanged
+  /// (so a `Double.nan` that keeps its bits is unchanged).
+  @inlinable
+  var orIdentical: ChangeRule<Value> {
+    switch self {
+    case .compare(let isUnchanged): .compare { bitwiseIdentical($0, $1) || isUnchanged($0, $1) }
+    case .always: .always
+    }
+  }
+
   /// The rule for an optional of `Value` (an element read, `nil` when the element is absent).
-  /// (Identical bits are checked by the probe, for the optional as a whole.)
+  @inlinable
   var optional: ChangeRule<Value?> {
     switch self {
     case .compare(let isUnchanged):
@@ -326,7 +351,7 @@ enum ChangeRule<Value> {
 
 /// Whether two values have the same bits (and so, for a value whose old copy is still alive,
 /// the same storage).
-@inline(__always)
+@inlinable @inline(__always)
 func bitwiseIdentical<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
   let size = MemoryLayout<Value>.size
   guard size > 0 else { return true }
@@ -357,7 +382,7 @@ extension KeyPath {
       return ValueProbe(
         kind: .computed, isSafe: false, keyPath: self, generation: generation, value: value,
         read: { $0.assumingMemoryBound(to: Root.self).pointee[keyPath: self] },
-        isUnchanged: isUnchanged)
+        isUnchanged: ChangeRule.compare(isUnchanged).orIdentical.comparison)
     }
   }
 }
@@ -370,7 +395,8 @@ extension KeyPath {
     value: Wrapped?, generation: UInt64, reader: ObjectIdentifier,
     fallback: @escaping () -> Wrapped
   ) -> Probe where Value == Wrapped? {
-    guard case .compare(let isUnchanged) = ChangeRule<Wrapped>.forType.optional else {
+    guard case .compare(let isUnchanged) = ChangeRule<Wrapped>.forType.optional.orIdentical
+    else {
       return AlwaysChangedProbe(keyPath: self, reader: reader, generation: generation)
     }
     return ValueProbe(
@@ -390,6 +416,7 @@ extension KeyPath {
 /// - Parameter fallback: For a read through a child store: answers, once the element is gone,
 ///   from the child's last state (so that the removal of an element is no change to the read),
 ///   with `reader` identifying it.
+@inlinable
 func makeElementProbe<State, Element: Identifiable, Value>(
   array: KeyPath<State, IdentifiedArray<Element>>, arrayOffset: Int?, id: Element.ID,
   field: KeyPath<Element, Value>, value: Value?, generation: UInt64,
@@ -398,9 +425,14 @@ func makeElementProbe<State, Element: Identifiable, Value>(
   let fieldOffset = MemoryLayout<Element>.offset(of: field)
   let kind: Probe.Kind
   let isUnchanged: (Value?, Value?) -> Bool
-  switch ChangeRule<Value>.forType.optional {
-  case .always:
+  switch ChangeRule<Value>.forType.optional.orIdentical {
+  case .always where arrayOffset == nil:
     kind = .alwaysChanged
+    isUnchanged = { _, _ in false }
+  case .always:
+    // A value that cannot be compared changes only when its element is written: changed after
+    // every write to the element.
+    kind = .element
     isUnchanged = { _, _ in false }
   case .compare(let rule):
     // Without a stored array, nothing tells when the element was written: a computed read.
@@ -427,7 +459,8 @@ func makeElementProbe<State, Element: Identifiable, Value>(
   }
   return ElementProbe(
     kind: kind, isSafe: arrayOffset != nil && fieldOffset != nil, field: field,
-    arrayKeyPath: array, id: id, reader: reader, generation: generation, value: value, read: read,
+    arrayKeyPath: array, id: id, idHash: id.hashValue, reader: reader, generation: generation,
+    value: value, read: read,
     isUnchanged: isUnchanged,
     readWrites: IdentifiedArray<Element>.writesReader(atOffset: arrayOffset ?? 0))
 }

@@ -154,10 +154,22 @@ final class StoreGate: @unchecked Sendable {
     return false
   }
 
-  /// Whether another thread is reducing now (so that a sender may wait a moment for it rather
-  /// than queue).
-  var isReducingElsewhere: Bool {
-    word.load(ordering: .relaxed) & Bits.reducing != 0 && !isOwnedByCurrentThread
+  /// How busy the store looks to a thread that could not take it: for a sender to decide
+  /// whether to retry at once, wait a moment, or queue its action.
+  enum Busyness {
+    /// Nobody owns it (readers may be reading).
+    case idle
+    /// The owner is reducing: it usually gives the store up within tens of nanoseconds.
+    case reducing
+    /// The owner runs observers or effects, or has queued work: it may stay busy long.
+    case draining
+  }
+
+  var busyness: Busyness {
+    let word = word.load(ordering: .relaxed)
+    if word & Bits.draining == 0 { return .idle }
+    if word & Bits.reducing != 0 && word & Bits.hasWork == 0 { return .reducing }
+    return .draining
   }
 
   /// Owner: starts changing the state, once no reader is reading it.

@@ -101,6 +101,9 @@ final class ChildReader<RootState: Sendable, State: Sendable>: Sendable {
   /// Root key paths for the child key paths read so far.
   private let paths = Locked<[AnyKeyPath: AnyKeyPath]>([:])
 
+  /// `\State.self`, made once: in generic code a key-path literal is a new object each time.
+  private let whole = UncheckedSendable(\State.self)
+
   init(
     toState: ScopePath<RootState, State>, element: (any ElementLink<RootState, State>)?,
     initialState: State
@@ -138,7 +141,7 @@ final class ChildReader<RootState: Sendable, State: Sendable>: Sendable {
 
   /// Reads the whole child state from `root`, tracked; `nil` if it is gone.
   func readWhole<RootAction>(from root: Store<RootState, RootAction>) -> State? {
-    if let element { return element.read(\State.self, from: root, fallback: nil) }
+    if let element { return element.read(whole.value, from: root, fallback: nil) }
     switch toState {
     case .required(let toState): return root.read(toState)
     case .optional(let toState): return root.read(toState)

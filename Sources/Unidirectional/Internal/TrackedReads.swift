@@ -115,6 +115,7 @@ struct TrackedReads {
 /// was hashed. Outside a tracking, `access` returns at once (about 5 ns) and nothing is hashed.
 /// The extra key path stays in the tracking's list, harmlessly: the store never reports a change
 /// of it, and the tracking forgets it when it ends.
+@usableFromInline
 enum TrackingDetector {
   /// Whether Apple's Observation is tracking the reads of the calling thread now.
   @usableFromInline
