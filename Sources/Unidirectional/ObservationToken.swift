@@ -11,6 +11,10 @@ import Synchronization
 /// var tokens: Set<ObservationToken> = []
 /// store.observe { render(store.count) }.store(in: &tokens)
 /// ```
+///
+/// Keep the token somewhere (a property, a set): in optimized builds `_ = token` does not keep it
+/// alive, and the observer stops at once. Where a token only needs to live for a scope, use
+/// `withExtendedLifetime(token) { … }`.
 public final class ObservationToken: Hashable, Sendable {
   /// What cancelling does.
   private enum Stop: Sendable {

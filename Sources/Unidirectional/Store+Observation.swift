@@ -33,7 +33,9 @@ extension Store {
   ///   shrinks.
   /// - It runs on the thread that is processing the store's actions at that moment (see
   ///   ``Store``). Actions it sends are queued and reduced after the observers of the current
-  ///   action have run.
+  ///   action have run. The first run happens inside this call; if another thread is processing
+  ///   actions meanwhile and commits one while the first run reads, that thread runs `body`
+  ///   once more, on the newer state.
   /// - Cost per action grows with what changed and with the observers that fire, not with the
   ///   number of observers, except for reads through key paths that are not chains of stored
   ///   properties (see ``subscript(_:)``), which are checked after every action.

@@ -14,18 +14,23 @@ import Synchronization
 ///
 /// ```swift
 /// let store = Store(initialState: Counter.State()) { Counter() }
-/// let token = store.observe { print("count:", store.count) }
+/// let token = store.observe { print("count:", store.count) }   // keep the token
 /// store.send(.increment)   // prints "count: 1"
 /// ```
 ///
 /// ## Threading
 ///
-/// A store is `Sendable` and may be used from any thread, task or actor. Its state is guarded
-/// by a lock. Actions are reduced one at a time, in the order they were sent (FIFO). An action
-/// sent while another is being processed, whether by an observer, an effect or another
-/// thread, is queued and never reduced re-entrantly. Whoever finds the store idle does the
-/// work: ``send(_:)`` reduces the action, starts its effects and runs the observers that it made
-/// stale on the calling thread, then reduces whatever was queued meanwhile, before returning.
+/// A store is `Sendable` and may be used from any thread, task or actor. Actions are reduced
+/// one at a time, in the order they were sent (FIFO). An action sent while another is being
+/// processed, whether by an observer, an effect or another thread, is queued and never reduced
+/// re-entrantly. Whoever finds the store idle does the work: ``send(_:)`` reduces the action,
+/// starts its effects and runs the observers that it made stale on the calling thread, then
+/// reduces whatever was queued meanwhile, before returning.
+///
+/// No lock is held while the store runs your code (reducers, dependencies, observers,
+/// interceptors, deinits): reads from other threads wait only while an action is being reduced,
+/// and see the state before or after it, never half of it. A reducer must not read its own
+/// store; it sees its state through `inout state`.
 ///
 /// ## Reading state
 ///

@@ -48,22 +48,6 @@ final class AccessRecorder: @unchecked Sendable {
   /// observer read exactly what it read last time.
   @usableFromInline @exclusivity(unchecked) var readsAsPredicted = true
 
-  /// Stored offsets of recently read key paths, direct-mapped by address: computing an offset
-  /// walks the key path. Each entry holds its key path, so a hit by identity can never be another
-  /// key path at a recycled address.
-  @usableFromInline @exclusivity(unchecked) var offsetCache = ContiguousArray<OffsetCacheEntry>(
-    repeating: OffsetCacheEntry(), count: AccessRecorder.offsetCacheSize)
-  @usableFromInline static let offsetCacheSize = 64
-
-  @usableFromInline
-  struct OffsetCacheEntry {
-    @usableFromInline var keyPath: AnyKeyPath?
-    @usableFromInline var offset: Int?
-
-    @inlinable
-    init() {}
-  }
-
   @usableFromInline
   init(store: ObjectIdentifier, isOwning: Bool) {
     self.store = store
@@ -110,21 +94,6 @@ final class AccessRecorder: @unchecked Sendable {
       probes.append(probe)
     }
     count &+= 1
-  }
-
-  /// The offset of `keyPath` in `State`, as `MemoryLayout<State>.offset(of:)`, cached.
-  @inlinable @inline(__always)
-  func offset<State, Value>(of keyPath: KeyPath<State, Value>, in _: State.Type) -> Int? {
-    let address = UInt(bitPattern: ObjectIdentifier(keyPath))
-    let slot =
-      Int(truncatingIfNeeded: (address >> 4) ^ (address >> 10)) & (Self.offsetCacheSize - 1)
-    return offsetCache.withUnsafeMutableBufferPointer { cache in
-      if cache[slot].keyPath === keyPath { return cache[slot].offset }
-      let offset = MemoryLayout<State>.offset(of: keyPath)
-      cache[slot].keyPath = keyPath
-      cache[slot].offset = offset
-      return offset
-    }
   }
 
   /// Whether the current run made exactly the reads of `observer`'s last run, in order.

@@ -234,12 +234,6 @@ final class ObservationGraph: @unchecked Sendable {
 
   // MARK: Probes
 
-  /// The probe of `key` if there is one: a read of an observer that runs now finds it, and
-  /// gives it the value it read if the probe's value is not current (see ``probe(_:state:)``).
-  func existingProbe(_ key: ReadKey) -> Probe? {
-    probes[key]
-  }
-
   /// Files `probe`, just made from a read of `state` (the current state), unless a probe of the
   /// same read exists: then that one is returned, brought up to date with `probe`'s value if it
   /// was not current.

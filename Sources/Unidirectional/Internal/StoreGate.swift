@@ -371,3 +371,36 @@ final class StoreGate: @unchecked Sendable {
     #endif
   }
 }
+
+/// Tells tests whether the current thread holds a store's lock, so that code a store calls
+/// (observers, deinits of what they captured) can check that it never runs under one.
+///
+/// Counted in debug builds only; in release builds ``isHeldByCurrentThread`` is always `false`.
+@usableFromInline
+package enum StoreLockDiagnostics {
+  /// Whether the current thread holds at least one store's lock (debug builds only).
+  package static var isHeldByCurrentThread: Bool {
+    #if DEBUG
+      return Int(bitPattern: pthread_getspecific(depthKey)) > 0
+    #else
+      return false
+    #endif
+  }
+
+  #if DEBUG
+    @usableFromInline
+    package static func adjust(by delta: Int) {
+      let depth = Int(bitPattern: pthread_getspecific(depthKey)) + delta
+      pthread_setspecific(depthKey, UnsafeRawPointer(bitPattern: depth))
+    }
+
+    /// The number of store locks the thread holds, stored as the slot's pointer value.
+    @usableFromInline
+    static let depthKey: pthread_key_t = {
+      var key = pthread_key_t()
+      let status = pthread_key_create(&key, nil)
+      precondition(status == 0, "Unidirectional: pthread_key_create failed (\(status))")
+      return key
+    }()
+  #endif
+}
