@@ -48,6 +48,12 @@ extension Store {
     return ObservationToken(removing: register(body), from: self)
   }
 
+  /// Registers an observer the store needs for itself (a child store's keeper): it behaves like
+  /// any other, but is not counted in ``observationFootprint``.
+  func observeInternally(_ body: @escaping @Sendable () -> Void) -> ObservationToken {
+    ObservationToken(removing: register(body, isInternal: true), from: self)
+  }
+
   /// Calls `body` with the value at `keyPath` now, and again after every action that changes
   /// it.
   ///
@@ -78,9 +84,11 @@ extension Store {
   }
 
   /// Records the first run of a new observer and files it.
-  private func register(_ body: @escaping @Sendable () -> Void) -> ObserverRecord {
+  private func register(_ body: @escaping @Sendable () -> Void, isInternal: Bool = false)
+    -> ObserverRecord
+  {
     let observer = ObserverRecord(
-      id: nextObserverID.add(1, ordering: .relaxed).oldValue, body: body)
+      id: nextObserverID.add(1, ordering: .relaxed).oldValue, body: body, isInternal: isInternal)
     if gate.isOwnedByCurrentThread {
       // Inside one of this store's observers (or its interceptors, or the deinit of something
       // they released): the graph is ours, unless it is in the middle of a pass.

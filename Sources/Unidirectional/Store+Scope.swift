@@ -150,7 +150,8 @@ extension Store {
 /// What a store's observation machinery holds now, for tests that check that reads leave
 /// nothing behind and that cancelled observers are gone.
 package struct ObservationFootprint: Equatable, Sendable, CustomStringConvertible {
-  /// Registered observers.
+  /// Registered observers (not counting those the store registers for itself, such as a child
+  /// store's keeper of its last state).
   package var observers: Int
   /// Values watched for those observers (one per distinct read).
   package var probes: Int

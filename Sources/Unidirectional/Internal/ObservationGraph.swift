@@ -85,10 +85,13 @@ final class ObservationGraph: @unchecked Sendable {
     probes.isEmpty && tracked.isEmpty && scanned.isEmpty
   }
 
-  /// Counts of what the graph holds, for tests.
+  /// Counts of what the graph holds for users' observers and tracked reads, for tests (what the
+  /// store holds for itself, such as a child store's keeper, is not counted).
   var footprint: ObservationFootprint {
     ObservationFootprint(
-      observers: observers.count, probes: probes.count, trackedReads: tracked.count)
+      observers: observers.values.count { !$0.isInternal },
+      probes: probes.values.count { $0.subscribers.contains { !$0.isInternal } },
+      trackedReads: tracked.count)
   }
 
   // MARK: After an action

@@ -48,10 +48,14 @@ final class ObserverRecord: @unchecked Sendable {
   /// Whether the observer is in the graph (its probes list it).
   @exclusivity(unchecked) var isInGraph = false
 
+  /// Whether the store made this observer for itself (a child store's keeper), not a user.
+  let isInternal: Bool
+
   @usableFromInline
-  init(id: UInt64, body: @escaping @Sendable () -> Void) {
+  init(id: UInt64, body: @escaping @Sendable () -> Void, isInternal: Bool = false) {
     self.id = id
     self.body = body
+    self.isInternal = isInternal
   }
 
   /// Whether ``cancel()`` was called.

@@ -194,7 +194,7 @@ final class ScopedStore<
     self.fileID = fileID
     self.line = line
     if reader.isOptional {
-      self.keeper = root.observe { [weak root] in
+      self.keeper = root.observeInternally { [weak root] in
         guard let root, let state = reader.readWhole(from: root) else { return }
         reader.remember(state)
       }
