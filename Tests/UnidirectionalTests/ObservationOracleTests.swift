@@ -1566,6 +1566,8 @@ import UnidirectionalTestSupport
       let event = generator.next()
       if event.isAction { sent += 1 }
       if let message = replay.apply(event) {
+        // Said at once: shrinking a long run can take a while.
+        print("soak, seed \(seed): failed at event \(index) (\(message)); shrinking…")
         // Regenerate the run up to the failure, and shrink it.
         var again = Generator(seed: seed, features: features)
         let events = (0...index).map { _ in again.next() }
