@@ -72,3 +72,15 @@ public func temporaryFilePath(_ name: String) -> String {
     + "/unidirectional-\(name)-\(ProcessInfo.processInfo.processIdentifier)-"
     + "\(UInt64.random(in: 0...UInt64.max)).jsonl"
 }
+
+/// Runs `body` on a thread of its own and reports whether it finished within `timeout`: a
+/// deadlocked body leaves its thread behind, but the test fails instead of hanging.
+public func finishes(within timeout: Duration, _ body: @escaping @Sendable () -> Void) -> Bool {
+  let done = DispatchSemaphore(value: 0)
+  Thread {
+    body()
+    done.signal()
+  }.start()
+  let seconds = Double(timeout.components.seconds)
+  return done.wait(timeout: .now() + seconds) == .success
+}

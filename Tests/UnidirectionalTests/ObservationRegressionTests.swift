@@ -153,20 +153,8 @@ import UnidirectionalTestSupport
 
   // MARK: 3. Deadlock
 
-  /// Runs `body` on a thread of its own and reports whether it finished within `timeout`; a
-  /// deadlocked body leaves that thread behind, but the test fails instead of hanging.
-  static func finishes(within timeout: Duration, _ body: @escaping @Sendable () -> Void) -> Bool {
-    let done = DispatchSemaphore(value: 0)
-    Thread {
-      body()
-      done.signal()
-    }.start()
-    let seconds = Double(timeout.components.seconds)
-    return done.wait(timeout: .now() + seconds) == .success
-  }
-
   @Test func anObserverCancellingItselfReleasesItsCapturesOutsideTheLock() {
-    let finished = Self.finishes(within: .seconds(10)) {
+    let finished = finishes(within: .seconds(10)) {
       let store = Self.makeStore()
       let slot = Locked<ObservationToken?>(nil)
       do {
@@ -190,7 +178,7 @@ import UnidirectionalTestSupport
   }
 
   @Test func anObserverCancelledFromAnotherThreadWhileRunningReleasesItsCapturesOutsideTheLock() {
-    let finished = Self.finishes(within: .seconds(10)) {
+    let finished = finishes(within: .seconds(10)) {
       let store = Self.makeStore()
       let running = DispatchSemaphore(value: 0)
       let cancelled = DispatchSemaphore(value: 0)

@@ -299,18 +299,6 @@ import UnidirectionalTestSupport
     }
   }
 
-  /// Runs `body` on a thread of its own and reports whether it finished within `timeout`; a
-  /// deadlocked body leaves that thread behind, but the test fails instead of hanging.
-  static func finishes(within timeout: Duration, _ body: @escaping @Sendable () -> Void) -> Bool {
-    let done = DispatchSemaphore(value: 0)
-    Thread {
-      body()
-      done.signal()
-    }.start()
-    let seconds = Double(timeout.components.seconds)
-    return done.wait(timeout: .now() + seconds) == .success
-  }
-
   /// 10,000 iterations in batches of 100, each batch given two minutes (ThreadSanitizer is slow).
   @Test func observersCancelledAndRegisteredWhileOtherThreadsSend() {
     let iterations = 10_000
@@ -319,7 +307,7 @@ import UnidirectionalTestSupport
     for start in stride(from: 0, to: iterations, by: batch) {
       let problems = Log<String>()
       let leaks = LeakTracker()
-      let finished = Self.finishes(within: .seconds(120)) {
+      let finished = finishes(within: .seconds(120)) {
         for seed in start..<(start + batch) {
           Self.iteration(seed: UInt64(seed), features: features, problems: problems, leaks: leaks)
         }

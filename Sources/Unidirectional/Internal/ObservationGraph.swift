@@ -378,23 +378,12 @@ final class ObservationGraph: @unchecked Sendable {
   private func setScanned(_ observer: ObserverRecord, _ isScanned: Bool) {
     guard observer.isScanned != isScanned else { return }
     observer.isScanned = isScanned
-    let index = Self.position(of: observer, in: scanned)
+    let index = scanned.position(of: observer)
     if isScanned {
       scanned.insert(observer, at: index)
     } else if index < scanned.count, scanned[index] === observer {
       scanned.remove(at: index)
     }
-  }
-
-  private static func position(of observer: ObserverRecord, in list: [ObserverRecord]) -> Int {
-    if let last = list.last, last.id < observer.id { return list.count }
-    var low = 0
-    var high = list.count
-    while low < high {
-      let mid = (low + high) / 2
-      if list[mid].id < observer.id { low = mid + 1 } else { high = mid }
-    }
-    return low
   }
 
   // MARK: Deferred work

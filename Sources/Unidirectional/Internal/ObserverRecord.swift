@@ -109,3 +109,18 @@ final class ObserverRecord: @unchecked Sendable {
     return body
   }
 }
+
+extension Array where Element == ObserverRecord {
+  /// Where `observer` is, or would go, in this list ordered by id (registration order): a binary
+  /// search, with a shortcut for the end, where new observers go.
+  func position(of observer: ObserverRecord) -> Int {
+    if let last, last.id < observer.id { return count }
+    var low = 0
+    var high = count
+    while low < high {
+      let mid = (low + high) / 2
+      if self[mid].id < observer.id { low = mid + 1 } else { high = mid }
+    }
+    return low
+  }
+}

@@ -158,18 +158,14 @@ class Probe: @unchecked Sendable {
 
   /// Inserts `observer` among the subscribers, keeping registration order.
   final func subscribe(_ observer: ObserverRecord) {
-    if let last = subscribers.last, last.id < observer.id {
-      subscribers.append(observer)
-      return
-    }
-    let index = position(of: observer)
+    let index = subscribers.position(of: observer)
     if index < subscribers.count, subscribers[index] === observer { return }
     subscribers.insert(observer, at: index)
   }
 
   /// Removes `observer` from the subscribers.
   final func unsubscribe(_ observer: ObserverRecord) {
-    let index = position(of: observer)
+    let index = subscribers.position(of: observer)
     if index < subscribers.count, subscribers[index] === observer {
       subscribers.remove(at: index)
     }
@@ -186,16 +182,6 @@ class Probe: @unchecked Sendable {
     case .element: !isSafe
     case .computed, .alwaysChanged: true
     }
-  }
-
-  private func position(of observer: ObserverRecord) -> Int {
-    var low = 0
-    var high = subscribers.count
-    while low < high {
-      let mid = (low + high) / 2
-      if subscribers[mid].id < observer.id { low = mid + 1 } else { high = mid }
-    }
-    return low
   }
 }
 

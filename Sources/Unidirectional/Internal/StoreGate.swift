@@ -209,30 +209,27 @@ final class StoreGate: @unchecked Sendable {
   @inline(__always)
   @usableFromInline
   func tryEndReducingAndRelease() -> Bool {
-    let old = word.load(ordering: .relaxed)
-    guard old & Bits.hasWork == 0 else { return false }
-    ownerThread.store(0, ordering: .relaxed)
-    let new = (old &+ Bits.generation) & ~(Bits.draining | Bits.reducing)
-    if word.compareExchange(expected: old, desired: new, ordering: .acquiringAndReleasing)
-      .exchanged
-    {
-      if old & Bits.waiters != 0 { wakeWaiters() }
-      return true
-    }
-    ownerThread.store(Self.currentThread, ordering: .relaxed)
-    return false
+    tryGiveUp(clearing: Bits.draining | Bits.reducing, committing: true)
   }
 
   /// Owner: gives the store up if no work is pending. Returns whether it did.
   @inline(__always)
   @usableFromInline
   func tryRelease() -> Bool {
+    tryGiveUp(clearing: Bits.draining, committing: false)
+  }
+
+  /// Clears `bits` (counting one more committed action if `committing`) unless work is pending:
+  /// one attempt, which fails too if the word changed meanwhile (a new reader, a waiter).
+  @inline(__always)
+  private func tryGiveUp(clearing bits: UInt64, committing: Bool) -> Bool {
     let old = word.load(ordering: .relaxed)
     guard old & Bits.hasWork == 0 else { return false }
     ownerThread.store(0, ordering: .relaxed)
-    if word.compareExchange(
-      expected: old, desired: old & ~Bits.draining, ordering: .acquiringAndReleasing
-    ).exchanged {
+    let new = (committing ? old &+ Bits.generation : old) & ~bits
+    if word.compareExchange(expected: old, desired: new, ordering: .acquiringAndReleasing)
+      .exchanged
+    {
       if old & Bits.waiters != 0 { wakeWaiters() }
       return true
     }
@@ -294,14 +291,20 @@ final class StoreGate: @unchecked Sendable {
   @inline(__always)
   @usableFromInline
   func beginReading() {
+    if !tryCountReader() { beginReadingSlowPath() }
+  }
+
+  /// Counts one more reader, unless the owner is reducing.
+  @inline(__always)
+  private func tryCountReader() -> Bool {
     var old = word.load(ordering: .relaxed)
     while old & Bits.reducing == 0 {
       let (exchanged, current) = word.compareExchange(
         expected: old, desired: old &+ Bits.reader, ordering: .acquiring)
-      if exchanged { return }
+      if exchanged { return true }
       old = current
     }
-    beginReadingSlowPath()
+    return false
   }
 
   private func beginReadingSlowPath() {
@@ -312,16 +315,9 @@ final class StoreGate: @unchecked Sendable {
       code it called (a dependency, a deinit). A reducer sees its state through `inout state`; \
       read the store from an effect or an observer instead.
       """)
-    while true {
+    repeat {
       wait { $0 & Bits.reducing == 0 }
-      var old = word.load(ordering: .relaxed)
-      while old & Bits.reducing == 0 {
-        let (exchanged, current) = word.compareExchange(
-          expected: old, desired: old &+ Bits.reader, ordering: .acquiring)
-        if exchanged { return }
-        old = current
-      }
-    }
+    } while !tryCountReader()
   }
 
   /// Ends a read started by `beginReading`.
