@@ -65,9 +65,10 @@ extension Store {
     guard let recorder = AccessRecorder.current,
       recorder._withUnsafeGuaranteedRef({ $0.store == ObjectIdentifier(self) })
     else {
-      let value = readShared { read.value(in: statePointer) }
+      // The generation is taken while reading: no action can commit until the read ends.
+      let (value, generation) = readShared { (read.value(in: statePointer), gate.generation) }
       if TrackingDetector.isTracking(registrar) {
-        track(read.makeProbe(value: value, generation: 0))
+        track(read.makeProbe(value: value, generation: 0), readAt: generation)
       }
       return value
     }
@@ -116,10 +117,11 @@ extension Store {
   /// change with the `access` it reported for the read. Never evaluated by the registrar.
   subscript(trackedRead key: TrackedReadKey) -> Int { 0 }
 
-  /// Remembers a read made while Apple's Observation tracked (`probe` holds the value read), and
-  /// reports it to the registrar, so that the tracking hears of the first action that changes it.
+  /// Remembers a read made while Apple's Observation tracked (`probe` holds the value read, on
+  /// the state of `generation`), and reports it to the registrar, so that the tracking hears of
+  /// the first action that changes it.
   @usableFromInline
-  func track(_ probe: Probe) {
+  func track(_ probe: Probe, readAt generation: UInt32) {
     let key = TrackedReadKey(key: probe.key)
     let storeKeyPath = trackedKeyPath(for: key)
     registrar.access(self, keyPath: storeKeyPath)
@@ -132,7 +134,6 @@ extension Store {
         self.registrar.didSet(self, keyPath: posted.value)
       },
       isStale: false)
-    let generation = gate.generation
     let thread = StoreGate.currentThread
     if gate.isOwnedByCurrentThread {
       graph.perform(.track(entry, thread: thread), state: statePointer)

@@ -58,4 +58,45 @@ import UnidirectionalTestSupport
     store.send(.setTitle("two"))
     #expect(await iterator.next() == "two")
   }
+
+  @Test func aTrackingsGuardedReadIsNotEvaluatedAfterItsGuardChanged() {
+    // A tracking's reads are checked in order, like an observer's: `cells[8]` is behind
+    // `cells.count > 8`, and an action that shrinks `cells` must not evaluate it.
+    let store = Store(initialState: Board.State()) {
+      Reduce<Board.State, Board.Action> { state, action in
+        if case .setCell(let index, _) = action { state.cells.removeLast(9 - index) }
+        return .none
+      }
+    }
+    let fired = Log<String>()
+    withObservationTracking {
+      if store.cells.count > 8 { _ = store[\.cells[8]] }
+    } onChange: {
+      fired.append("cells")
+    }
+    store.send(.setCell(3, 0))  // Shrinks `cells` to 3.
+    #expect(fired.values == ["cells"])
+    #expect(store.observationFootprint.trackedReads == 0)
+  }
+
+  @Test func aTrackedReadIsForgottenOnceItFires() {
+    let fired = Log<String>()
+    withObservationTracking {
+      _ = store.title
+      _ = store[\.cells[4]]
+    } onChange: {
+      fired.append("changed")
+    }
+    #expect(store.observationFootprint.trackedReads == 2)
+    store.send(.setCell(0, 1))
+    #expect(fired.values.isEmpty)
+    #expect(store.observationFootprint.trackedReads == 2)
+    // `title` changed: reported, and so is `cells[4]`, read after it, without being evaluated
+    // (it could trap). The registrar calls the one-shot tracking once.
+    store.send(.setTitle("t"))
+    #expect(fired.values == ["changed"])
+    #expect(store.observationFootprint.trackedReads == 0)
+    store.send(.setCell(4, 1))
+    #expect(fired.values == ["changed"])
+  }
 }

@@ -119,6 +119,7 @@ final class StoreGate: @unchecked Sendable {
   }
 
   /// The generation (count of committed actions, wrapping) as of the latest commit.
+  @usableFromInline
   var generation: UInt32 {
     UInt32(truncatingIfNeeded: word.load(ordering: .acquiring) >> 32)
   }
