@@ -138,3 +138,47 @@ import UnidirectionalTestSupport
     }
   }
 }
+
+extension ReviewObservationTests {
+  /// A tracking on one thread reads `count` while another thread owns the store and is about to
+  /// reduce an action (its interceptor runs). The tracking's closure ends, and only then is the
+  /// action reduced, changing `count`: the tracking must hear of it. The read is filed after
+  /// that action's check, so nothing is posted until some later action.
+  @Test(.timeLimit(.minutes(1)))
+  func reviewTrackingHearsAChangeCommittedAfterItsClosureEnded() {
+    let trackingDone = DispatchSemaphore(value: 0)
+    let ownerInInterceptor = DispatchSemaphore(value: 0)
+    let store = Store(
+      initialState: ReviewState(),
+      reducer: Reduce<ReviewState, ReviewAction> { state, action in
+        action.apply(&state)
+        return .none
+      },
+      interceptors: [
+        StoreInterceptor(willReduce: { _, state in
+          if state.flag {
+            ownerInInterceptor.signal()
+            _ = trackingDone.wait(timeout: .now() + 10)
+          }
+        })
+      ])
+    store.send(ReviewAction { $0.flag = true })  // From now on the interceptor waits.
+    let sent = DispatchSemaphore(value: 0)
+    let sender = Thread {
+      store.send(ReviewAction { $0.flag = false; $0.count = 1 })
+      sent.signal()
+    }
+    sender.start()
+    ownerInInterceptor.wait()
+    let fired = Log<String>()
+    withObservationTracking {
+      _ = store.count
+    } onChange: {
+      fired.append("count")
+    }
+    trackingDone.signal()
+    _ = sent.wait(timeout: .now() + 10)
+    #expect(store.count == 1)
+    #expect(fired.values == ["count"], "the change of count, committed after the tracking ended, went unheard")
+  }
+}

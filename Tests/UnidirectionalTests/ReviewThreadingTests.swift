@@ -51,3 +51,36 @@ import UnidirectionalTestSupport
     withExtendedLifetime((blocker, token)) {}
   }
 }
+
+/// A state whose computed property sends an action to the store that holds it (the store is
+/// set by the test).
+struct PokeState: Sendable {
+  static let store = ReviewBox<Store<PokeState, PokeAction>>()
+  var count = 0
+  var poke: Int {
+    if count == 0 { Self.store.value?.send(PokeAction()) }
+    return count
+  }
+}
+
+struct PokeAction: Sendable {}
+
+extension ReviewThreadingTests {
+  /// A key-path getter that sends to the store it is read from, outside observers, on an idle
+  /// store: the reading thread is counted as a reader, becomes the owner through `submit`, and
+  /// waits in `beginReducing` for the readers to leave: itself. A hang, where the contract
+  /// promises a queued action (or at worst a precondition), never a deadlock.
+  @Test(.timeLimit(.minutes(1)))
+  func reviewGetterThatSendsDoesNotDeadlock() {
+    let store = Store(
+      initialState: PokeState(),
+      reducer: Reduce<PokeState, PokeAction> { state, _ in
+        state.count += 1
+        return .none
+      })
+    PokeState.store.value = store
+    let finished = reviewFinishes(within: 5) { _ = store[\.poke] }
+    #expect(finished, "reading a getter that sends hung")
+    if finished { #expect(store.count == 1) }
+  }
+}

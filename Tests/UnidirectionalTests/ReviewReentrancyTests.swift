@@ -1,0 +1,107 @@
+import Foundation
+import Synchronization
+import Testing
+import Unidirectional
+import UnidirectionalTestSupport
+
+/// Hooks that `==` of `Hooked` runs once, for tests of user code the store runs mid-pass.
+let reviewHooks = Locked<[Int: @Sendable () -> Void]>([:])
+let reviewHookIDs = Atomic<Int>(1)
+
+struct Hooked: Equatable, Sendable {
+  var n: Int
+  var hookID: Int
+  static func == (lhs: Hooked, rhs: Hooked) -> Bool {
+    if let hook = reviewHooks.withLock({ $0.removeValue(forKey: lhs.hookID) }) { hook() }
+    return lhs.n == rhs.n
+  }
+}
+
+struct HookState: Sendable {
+  var hooked: Hooked
+  var count = 0
+  var child: ReviewChild? = ReviewChild()
+}
+
+struct HookAction: Sendable {
+  let apply: @Sendable (inout HookState) -> Void
+}
+
+func makeHookStore(hookID: Int) -> Store<HookState, HookAction> {
+  Store(
+    initialState: HookState(hooked: Hooked(n: 0, hookID: hookID)),
+    reducer: Reduce<HookState, HookAction> { state, action in
+      action.apply(&state)
+      return .none
+    })
+}
+
+@Suite struct ReviewReentrancyTests {
+  /// `==`, run while the store compares values after an action, registers an observer: it must
+  /// run on later changes of what it read.
+  @Test func reviewObserverRegisteredInEqualsRunsLater() {
+    let hookID = reviewHookIDs.add(1, ordering: .relaxed).newValue
+    let store = makeHookStore(hookID: hookID)
+    let watcher = store.observe { _ = store.hooked }
+    let runs = Log<Int>()
+    let registered = ReviewBox<ObservationToken>()
+    reviewHooks.withLock {
+      $0[hookID] = { registered.value = store.observe { runs.append(store.count) } }
+    }
+    store.send(HookAction { $0.hooked.n = 1; $0.count = 1 })
+    #expect(runs.values == [1])
+    store.send(HookAction { $0.count = 2 })
+    #expect(runs.values == [1, 2])
+    withExtendedLifetime((watcher, registered.value)) {}
+  }
+
+  /// `==` cancels an observer that the same action made stale: it must not run.
+  @Test func reviewObserverCancelledInEqualsDoesNotRun() {
+    let hookID = reviewHookIDs.add(1, ordering: .relaxed).newValue
+    let store = makeHookStore(hookID: hookID)
+    let runs = Log<Int>()
+    let victim = ReviewBox<ObservationToken>(store.observe { runs.append(store.count) })
+    let watcher = store.observe { _ = store.hooked }
+    reviewHooks.withLock { $0[hookID] = { victim.take()?.cancel() } }
+    store.send(HookAction { $0.hooked.n = 1; $0.count = 1 })
+    #expect(runs.values == [0])
+    #expect(store.observationFootprint.observers == 1)
+    withExtendedLifetime(watcher) {}
+  }
+
+  /// `==` makes a child store (whose keeper registers mid-pass) and observes it.
+  @Test func reviewChildStoreMadeInEqualsWorks() {
+    let hookID = reviewHookIDs.add(1, ordering: .relaxed).newValue
+    let store = makeHookStore(hookID: hookID)
+    let watcher = store.observe { _ = store.hooked }
+    let runs = Log<Int>()
+    let kept = ReviewBox<(Store<ReviewChild, Never>, ObservationToken)>()
+    reviewHooks.withLock {
+      $0[hookID] = {
+        let child = store.scope(state: \.child, action: { (never: Never) -> HookAction in })!
+        kept.value = (child, child.observe(\.count) { runs.append($0) })
+      }
+    }
+    store.send(HookAction { $0.hooked.n = 1; $0.child?.count = 1 })
+    store.send(HookAction { $0.child?.count = 2 })
+    store.send(HookAction { $0.child = nil })
+    store.send(HookAction { $0.child = ReviewChild(count: 2) })
+    store.send(HookAction { $0.child = ReviewChild(count: 3) })
+    #expect(runs.values == [1, 2, 3])
+    withExtendedLifetime((watcher, kept.value)) {}
+  }
+
+  /// `==` sends an action: it is queued and reduced after this one, once.
+  @Test func reviewActionSentInEqualsIsReducedOnce() {
+    let hookID = reviewHookIDs.add(1, ordering: .relaxed).newValue
+    let store = makeHookStore(hookID: hookID)
+    let watcher = store.observe { _ = store.hooked }
+    let runs = Log<Int>()
+    let counter = store.observe { runs.append(store.count) }
+    reviewHooks.withLock { $0[hookID] = { store.send(HookAction { $0.count += 10 }) } }
+    store.send(HookAction { $0.hooked.n = 1; $0.count += 1 })
+    #expect(runs.values == [0, 1, 11])
+    #expect(store.count == 11)
+    withExtendedLifetime((watcher, counter)) {}
+  }
+}
