@@ -182,3 +182,43 @@ extension ReviewObservationTests {
     #expect(fired.values == ["count"], "the change of count, committed after the tracking ended, went unheard")
   }
 }
+
+struct ReviewOpaqueRow: Identifiable, Sendable {
+  let id: Int
+  var opaque = Opaque(value: 0)
+  var a = 0
+  var b = 0
+}
+
+struct ReviewOpaqueState: Sendable {
+  var rows: IdentifiedArray<ReviewOpaqueRow> = IdentifiedArray(
+    uniqueElements: (0..<3).map { ReviewOpaqueRow(id: $0) })
+}
+
+struct ReviewOpaqueAction: Sendable {
+  let apply: @Sendable (inout ReviewOpaqueState) -> Void
+}
+
+extension ReviewObservationTests {
+  /// A value that is neither `Equatable` nor a class, read inside a row by id, "changes only when
+  /// an action writes that row" (the contract). An action that writes *another* row twice (two
+  /// fields, two statements) makes every row look written.
+  @Test func reviewOpaqueRowValueIgnoresTwoWritesToAnotherRow() {
+    let store = Store(
+      initialState: ReviewOpaqueState(),
+      reducer: Reduce<ReviewOpaqueState, ReviewOpaqueAction> { state, action in
+        action.apply(&state)
+        return .none
+      })
+    let runs = Log<Int>()
+    let token = store.observe { runs.append(store[\.rows, id: 2, \.opaque]?.value ?? -1) }
+    store.send(ReviewOpaqueAction { $0.rows[id: 0]?.a = 1 })
+    #expect(runs.values == [0])  // One write to row 0: row 2 is untouched.
+    store.send(ReviewOpaqueAction {
+      $0.rows[id: 0]?.a = 2
+      $0.rows[id: 0]?.b = 2
+    })
+    #expect(runs.values == [0], "row 2's observer re-ran for writes to row 0")
+    withExtendedLifetime(token) {}
+  }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Observation
+import Testing
+import Unidirectional
+import UnidirectionalTestSupport
+
+@Suite struct ReviewInteropStressTests {
+  /// An `Observations` sequence over `count` while another thread sends increments (a reducer
+  /// that takes a little time): the sequence must end up yielding the final count.
+  @Test(.timeLimit(.minutes(1)))
+  func reviewObservationsSeesTheLastValueUnderConcurrentSends() async throws {
+    let store = Store(
+      initialState: ReviewState(),
+      reducer: Reduce<ReviewState, ReviewAction> { state, action in
+        action.apply(&state)
+        usleep(200)
+        return .none
+      })
+    let total = 300
+    let sender = Thread {
+      for _ in 0..<total {
+        store.send(ReviewAction { $0.count += 1 })
+        usleep(100)
+      }
+    }
+    sender.start()
+    let lastSeen = Locked(0)
+    let watcher = Task.detached {
+      for await value in Observations({ store.count }) {
+        lastSeen.withLock { $0 = value }
+        if value == total { return true }
+      }
+      return false
+    }
+    // Give the sender time to finish, then wait a bit more for the sequence.
+    var waited = 0
+    while store.count < total && waited < 30_000 {
+      try await Task.sleep(for: .milliseconds(10))
+      waited += 10
+    }
+    try await Task.sleep(for: .milliseconds(500))
+    let seen = lastSeen.withLock { $0 }
+    watcher.cancel()
+    #expect(store.count == total)
+    #expect(seen == total, "Observations stopped at \(seen) of \(total)")
+  }
+}
