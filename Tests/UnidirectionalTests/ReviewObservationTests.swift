@@ -222,3 +222,26 @@ extension ReviewObservationTests {
     withExtendedLifetime(token) {}
   }
 }
+
+extension ReviewObservationTests {
+  /// `withObservationTracking` inside an observer of the same store: the reads are recorded for
+  /// the observer only, never reported to the registrar, so the tracking never hears of a change.
+  @Test func reviewTrackingInsideAnObserverHearsChanges() {
+    let store = makeReviewStore()
+    let fired = Log<String>()
+    let once = ReviewBox<Bool>(false)
+    let token = store.observe {
+      _ = store.flag
+      guard once.value == false else { return }
+      once.value = true
+      withObservationTracking {
+        _ = store.count
+      } onChange: {
+        fired.append("count")
+      }
+    }
+    store.send(ReviewAction { $0.count = 1 })
+    #expect(fired.values == ["count"])
+    withExtendedLifetime(token) {}
+  }
+}
