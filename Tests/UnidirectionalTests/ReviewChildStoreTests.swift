@@ -51,3 +51,36 @@ import UnidirectionalTestSupport
     #expect(leaks.alive.count == 0)
   }
 }
+
+struct ReviewSection: Equatable, Sendable {
+  var rows: IdentifiedArray<ReviewPropertyTests.Row> = [
+    ReviewPropertyTests.Row(id: 1, title: "a", score: 0)
+  ]
+}
+
+struct ReviewSectionState: Sendable {
+  var section = ReviewSection()
+}
+
+struct ReviewSectionAction: Sendable {
+  let apply: @Sendable (inout ReviewSectionState) -> Void
+}
+
+extension ReviewChildStoreTests {
+  /// `child[\.rows, id: 1, \.title]` on a child store is tracked as the whole row: changing the
+  /// row's score re-runs an observer that read only its title.
+  @Test func reviewChildRowFieldReadIsFieldPrecise() {
+    let store = Store(
+      initialState: ReviewSectionState(),
+      reducer: Reduce<ReviewSectionState, ReviewSectionAction> { state, action in
+        action.apply(&state)
+        return .none
+      })
+    let child = store.scope(state: \.section, action: { (never: Never) -> ReviewSectionAction in })
+    let runs = Log<String?>()
+    let token = child.observe { runs.append(child[\.rows, id: 1, \.title]) }
+    store.send(ReviewSectionAction { $0.section.rows[id: 1]?.score = 5 })
+    #expect(runs.values == ["a"], "the observer read only the title")
+    withExtendedLifetime(token) {}
+  }
+}

@@ -84,3 +84,43 @@ extension ReviewThreadingTests {
     if finished { #expect(store.count == 1) }
   }
 }
+
+extension ReviewThreadingTests {
+  /// An observer registered while another thread processes actions, whose first run overlaps
+  /// the commit of an action that changes nothing it read: its body runs again anyway (the
+  /// registering thread retries up to three times, and the owner re-runs a stale first run).
+  /// A body that sends an action on its first run ("on appear") sends it twice.
+  @Test(.timeLimit(.minutes(1)))
+  func reviewFirstRunIsNotRepeatedForAnUnrelatedCommit() throws {
+    let store = makeReviewStore()
+    let ownerBusy = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let committed = DispatchSemaphore(value: 0)
+    let blocker = store.observe {
+      let other = store.other
+      if other == 1 {
+        ownerBusy.signal()
+        _ = release.wait(timeout: .now() + 10)
+      } else if other == 2 {
+        committed.signal()
+      }
+    }
+    let sender = Thread { store.send(ReviewAction { $0.other = 1 }) }
+    sender.start()
+    ownerBusy.wait()
+    store.send(ReviewAction { $0.other = 2 })  // Queued; changes nothing the observer reads.
+    let runs = Log<Int>()
+    let once = Atomic<Bool>(false)
+    let token = store.observe {
+      runs.append(store.count)
+      if !once.exchange(true, ordering: .relaxed) {
+        release.signal()
+        _ = committed.wait(timeout: .now() + 10)
+      }
+    }
+    // Let the owner finish.
+    _ = store.observationFootprint
+    #expect(runs.values == [0], "the first run was repeated: \(runs.values)")
+    withExtendedLifetime((blocker, token)) {}
+  }
+}
