@@ -65,9 +65,15 @@ public struct IdentifiedArray<Element: Identifiable> {
   }
 
   /// Records a write that changed only the element with `id` (or, for `nil`, possibly several).
+  ///
+  /// Writes to one element in a row count as one: `previousWriteVersion` stays the version
+  /// before the first of them, so an observer of the array's versions still learns that only
+  /// that element changed (two edits of one row in one action refresh that row alone).
   @inlinable
   mutating func noteWrite(to id: Element.ID?) {
-    previousWriteVersion = writeVersion
+    if id == nil || id != lastWrittenID {
+      previousWriteVersion = writeVersion
+    }
     writeVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
     lastWrittenID = id
   }

@@ -51,8 +51,11 @@ extension Store {
     field: KeyPath<Element, Value>
   ) -> Value? {
     if let scope {
-      return scope.read(array.appending(path: \IdentifiedArray<Element>.[id: id]))?[
-        keyPath: field]
+      // Tracked as the field of the row, not the whole row (a child store's own element reads go
+      // through a key path, which is rare enough to pay for).
+      return scope.read(
+        array.appending(path: \IdentifiedArray<Element>.[id: id])
+          .appending(path: \Element?.[unwrapping: field]))
     }
     return record(ElementRead(array: array, id: id, field: field, fallback: nil))
   }
@@ -60,7 +63,7 @@ extension Store {
 
 /// A read of a value inside the element with a given id of an `IdentifiedArray` of the state.
 @usableFromInline
-struct ElementRead<State, Element: Identifiable, Field>: StateRead {
+struct ElementRead<State: Sendable, Element: Identifiable, Field>: StateRead {
   @usableFromInline let array: KeyPath<State, IdentifiedArray<Element>>
   @usableFromInline let id: Element.ID
   @usableFromInline let field: KeyPath<Element, Field>
@@ -102,6 +105,28 @@ struct ElementRead<State, Element: Identifiable, Field>: StateRead {
   }
 
   @inlinable
+  func sharedValue<Action>(in store: Store<State, Action>) -> (value: Field?, generation: UInt32) {
+    let fieldOffset = MemoryLayout<Element>.offset(of: field)
+    let value: Field?
+    let generation: UInt32
+    if let offset = MemoryLayout<State>.offset(of: array) {
+      // The array is copied (retains only); the look-up by id (user `Hashable` code) runs once
+      // the gate is let go.
+      let array: IdentifiedArray<Element>
+      (array, generation) = store.copyShared {
+        (UnsafeRawPointer($0) + offset).load(as: IdentifiedArray<Element>.self)
+      }
+      value = array.value(id: id, field: field, fieldOffset: fieldOffset)
+    } else {
+      let state: State
+      (state, generation) = store.copyShared { $0.pointee }
+      value = state[keyPath: array].value(id: id, field: field, fieldOffset: fieldOffset)
+    }
+    guard let fallback else { return (value, generation) }
+    return (value ?? fallback.lastValue(field), generation)
+  }
+
+  @inlinable
   func makeProbe(value: Field?, generation: UInt64) -> Probe {
     let field = field
     return makeElementProbe(
@@ -136,7 +161,7 @@ struct ChildFallback<State> {
 
 /// A read of an optional key path of the state through a child store whose state can go away:
 /// answered from the child's last state once the value is `nil`.
-struct FallbackRead<State, Child, Field>: StateRead {
+struct FallbackRead<State: Sendable, Child, Field>: StateRead {
   /// The root key path of the child's read.
   let keyPath: KeyPath<State, Field?>
   /// The child's key path.
@@ -149,6 +174,11 @@ struct FallbackRead<State, Child, Field>: StateRead {
 
   func value(in state: UnsafeMutablePointer<State>) -> Field? {
     state.pointee[keyPath: keyPath] ?? fallback.lastValue(childKeyPath)
+  }
+
+  func sharedValue<Action>(in store: Store<State, Action>) -> (value: Field?, generation: UInt32) {
+    let (value, generation) = store.sharedValue(keyPath)
+    return (value ?? fallback.lastValue(childKeyPath), generation)
   }
 
   func makeProbe(value: Field?, generation: UInt64) -> Probe {

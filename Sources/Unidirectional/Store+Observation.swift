@@ -33,9 +33,12 @@ extension Store {
   ///   shrinks.
   /// - It runs on the thread that is processing the store's actions at that moment (see
   ///   ``Store``). Actions it sends are queued and reduced after the observers of the current
-  ///   action have run. The first run happens inside this call; if another thread is processing
-  ///   actions meanwhile and commits one while the first run reads, that thread runs `body`
+  ///   action have run. The first run happens inside this call, on the state as it is then (if
+  ///   another thread is processing actions, on a copy of it); if that thread commits an action
+  ///   that changes a value the first run read before the observer is filed, it runs `body`
   ///   once more, on the newer state.
+  /// - Inside `body`, reads of this store are recorded for this observer only: a
+  ///   `withObservationTracking` running inside an observer does not hear of changes to them.
   /// - Cost per action grows with what changed and with the observers that fire, not with the
   ///   number of observers, except for reads through key paths that are not chains of stored
   ///   properties (see ``subscript(_:)``), which are checked after every action.
@@ -90,6 +93,12 @@ extension Store {
     let observer = ObserverRecord(
       id: nextObserverID.add(1, ordering: .relaxed).oldValue, body: body, isInternal: isInternal)
     if gate.isOwnedByCurrentThread {
+      precondition(
+        !gate.isReducing,
+        """
+        Unidirectional: an observer was registered on a store while it was reducing an action, \
+        by the reducer or by code it called. Register observers from outside the reducer.
+        """)
       // Inside one of this store's observers (or its interceptors, or the deinit of something
       // they released): the graph is ours, unless it is in the middle of a pass.
       if graph.isBusy {
@@ -106,14 +115,14 @@ extension Store {
       drain()
       return observer
     }
-    // Another thread owns the store: read as a reader, and keep the run only if no action was
-    // committed while it read; the owner files it.
-    var reads: [Probe] = []
-    var generation = gate.generation
-    for _ in 0..<3 {
-      generation = gate.generation
-      reads = recordDeferred(body)
-      if gate.generation == generation { break }
+    // Another thread owns the store: the first run reads a copy of the state, taken at once, so
+    // that it sees one state, whatever the owner commits meanwhile; the owner files it.
+    let (state, generation) = copyShared { $0.pointee }
+    let reads = withUnsafeTemporaryAllocation(of: State.self, capacity: 1) { buffer in
+      let copy = buffer.baseAddress!
+      copy.initialize(to: state)
+      defer { copy.deinitialize(count: 1) }
+      return recordDeferred(body, state: UnsafeMutableRawPointer(copy))
     }
     if gate.submit({
       self.pending.requests.append(.register(observer, reads: reads, generation: generation))
@@ -128,12 +137,17 @@ extension Store {
   private func recordOwning(_ observer: ObserverRecord, _ body: @Sendable () -> Void) {
     let recorder = AccessRecorder(store: ObjectIdentifier(self), isOwning: true)
     recorder.recordInstalled(body)
-    graph.insert(observer, reads: recorder.recordedProbes)
+    graph.insert(observer, reads: recorder.recordedProbes, state: statePointer)
   }
 
   /// Records a run whose reads the owner files later, and returns their standalone probes.
-  private func recordDeferred(_ body: @Sendable () -> Void) -> [Probe] {
-    let recorder = AccessRecorder(store: ObjectIdentifier(self), isOwning: false)
+  ///
+  /// - Parameter state: The state the run reads: a copy, or `nil` for the store's own (for the
+  ///   owner, whose state does not change meanwhile).
+  private func recordDeferred(_ body: @Sendable () -> Void, state: UnsafeMutableRawPointer? = nil)
+    -> [Probe]
+  {
+    let recorder = AccessRecorder(store: ObjectIdentifier(self), isOwning: false, state: state)
     recorder.recordInstalled(body)
     return Array(recorder.recordedProbes)
   }
@@ -144,18 +158,32 @@ extension Store {
     for request in requests {
       switch request {
       case .register(let observer, let reads, let generation):
-        if generation == current {
+        // If actions were committed since the first run read, check its reads in order, as
+        // after an action (so that a read behind a guard is not evaluated once the guard
+        // changed): it runs again, on this state, only if one of them changed.
+        if generation == current
+          || !reads.contains(where: { $0.refreshAfterAnyAction(statePointer) })
+        {
           graph.perform(.register(observer, reads), state: statePointer)
         } else {
-          // An action was committed after the first run read: run it again, on this state.
           graph.perform(.register(observer, []), state: statePointer)
           runObservers([observer])
         }
       case .remove(let observer):
         graph.perform(.remove(observer), state: statePointer)
-      case .track(var entry, let thread, let generation):
-        entry.isStale = generation != current
-        graph.perform(.track(entry, thread: thread), state: statePointer)
+      case .track(let entry, let thread, let generation):
+        guard generation != current else {
+          graph.perform(.track(entry, thread: thread), state: statePointer)
+          continue
+        }
+        // An action was committed after the read, maybe after the tracking's closure ended:
+        // tell the tracking now if the value changed (or if the read could trap, without
+        // evaluating it); otherwise keep watching, from the value now.
+        if !entry.probe.isSafe || entry.probe.refreshAfterAnyAction(statePointer) {
+          entry.post()
+        } else {
+          graph.perform(.track(entry, thread: thread), state: statePointer)
+        }
       }
     }
   }
@@ -192,12 +220,14 @@ extension Store {
     let cancelled = observer.endRun()
     if cancelled != nil {
       graph.perform(.remove(observer), state: statePointer)
+      graph.dropIfUnused(drainRecorder.recordedProbes)
     } else if observer.isInGraph {
       if drainRecorder.readsMatch(observer) {
         // The same reads as last time (the common case): nothing to re-subscribe.
         observer.ranAt = graph.generation
       } else {
-        graph.update(observer, reads: drainRecorder.recordedProbes, unchanged: false)
+        graph.update(
+          observer, reads: drainRecorder.recordedProbes, unchanged: false, state: statePointer)
       }
     }
   }

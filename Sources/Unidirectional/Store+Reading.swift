@@ -65,8 +65,7 @@ extension Store {
     guard let recorder = AccessRecorder.current,
       recorder._withUnsafeGuaranteedRef({ $0.store == ObjectIdentifier(self) })
     else {
-      // The generation is taken while reading: no action can commit until the read ends.
-      let (value, generation) = readShared { (read.value(in: statePointer), gate.generation) }
+      let (value, generation) = read.sharedValue(in: self)
       if TrackingDetector.isTracking(registrar) {
         track(read.makeProbe(value: value, generation: 0), readAt: generation)
       }
@@ -74,9 +73,10 @@ extension Store {
     }
     return recorder._withUnsafeGuaranteedRef { recorder in
       guard recorder.isOwning else {
-        // Another thread owns the store, or its graph is busy: read as a reader, and keep a
-        // standalone probe for the owner to file.
-        let value = readShared { read.value(in: statePointer) }
+        // A first run the owner files later: read from the state the run was given (a copy, if
+        // another thread owns the store), and keep a standalone probe.
+        let state = recorder.state?.assumingMemoryBound(to: State.self) ?? statePointer
+        let value = read.value(in: state)
         recorder.append(read.makeProbe(value: value, generation: 0))
         return value
       }
@@ -100,14 +100,36 @@ extension Store {
     }
   }
 
-  /// Runs `read` on the state as a reader of the gate: waits while the owner is reducing, and
-  /// keeps the owner from reducing until it returns. Not for the owner's own reads during
-  /// observer runs, which need no gate.
+  /// Copies what `copy` loads from the state as a reader of the gate: waits while the owner is
+  /// reducing, and keeps the owner from reducing until it returns. `copy` must not run user code
+  /// (a load, or a copy of the whole state, only retains): user code run while holding the state
+  /// could wait for the owner to reduce, which waits for this read. Not for the owner's own
+  /// reads during observer runs, which need no gate.
+  ///
+  /// - Returns: The copy, and the generation of the state it was taken from.
   @inlinable
-  func readShared<Value>(_ read: () -> Value) -> Value {
+  func copyShared<Copy>(_ copy: (UnsafeMutablePointer<State>) -> Copy) -> (
+    copy: Copy, generation: UInt32
+  ) {
     gate.beginReading()
     defer { gate.endReading() }
-    return read()
+    // Taken while reading: no action can commit until the read ends.
+    return (copy(statePointer), gate.generation)
+  }
+
+  /// The value at `keyPath` of a state copied as a reader of the gate: a load for stored
+  /// properties; otherwise a copy of the state, on which the key path runs once the gate is let
+  /// go (its getters are user code).
+  @inlinable
+  func sharedValue<Value>(_ keyPath: KeyPath<State, Value>) -> (value: Value, generation: UInt32) {
+    if let offset = MemoryLayout<State>.offset(of: keyPath) {
+      let (value, generation) = copyShared {
+        UnsafeRawPointer($0).load(fromByteOffset: offset, as: Value.self)
+      }
+      return (value, generation)
+    }
+    let (state, generation) = copyShared { $0.pointee }
+    return (state[keyPath: keyPath], generation)
   }
 
   // MARK: Apple's Observation
@@ -132,8 +154,7 @@ extension Store {
         guard let self else { return }
         self.registrar.willSet(self, keyPath: posted.value)
         self.registrar.didSet(self, keyPath: posted.value)
-      },
-      isStale: false)
+      })
     let thread = StoreGate.currentThread
     if gate.isOwnedByCurrentThread {
       graph.perform(.track(entry, thread: thread), state: statePointer)
@@ -165,7 +186,7 @@ extension Store {
 
   /// Reads a value without recording it for any observer or registrar.
   func peek<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
-    readShared { statePointer.pointee[keyPath: keyPath] }
+    sharedValue(keyPath).value
   }
 }
 
@@ -173,14 +194,19 @@ extension Store {
 /// to evaluate it, how to make its probe.
 @usableFromInline
 protocol StateRead<State, Value> {
-  associatedtype State
+  associatedtype State: Sendable
   associatedtype Value
 
   /// Whether `probe` is the probe of this read.
   func isRead(of probe: Probe) -> Bool
 
-  /// The value in `state`.
+  /// The value in `state`, for the store's owner (which may run user code as it reads).
   func value(in state: UnsafeMutablePointer<State>) -> Value
+
+  /// The value, for a thread that does not own the store: read as a reader of the gate, without
+  /// running user code while holding it (see `Store.copyShared`); with the generation of the
+  /// state read.
+  func sharedValue<Action>(in store: Store<State, Action>) -> (value: Value, generation: UInt32)
 
   /// A probe of this read holding `value`, read on the state of `generation`.
   func makeProbe(value: Value, generation: UInt64) -> Probe
@@ -188,7 +214,7 @@ protocol StateRead<State, Value> {
 
 /// A read of a key path of the state.
 @usableFromInline
-struct KeyPathRead<State, Value>: StateRead {
+struct KeyPathRead<State: Sendable, Value>: StateRead {
   @usableFromInline let keyPath: KeyPath<State, Value>
 
   @inlinable
@@ -210,6 +236,11 @@ struct KeyPathRead<State, Value>: StateRead {
       return UnsafeRawPointer(state).load(fromByteOffset: offset, as: Value.self)
     }
     return state.pointee[keyPath: keyPath]
+  }
+
+  @usableFromInline
+  func sharedValue<Action>(in store: Store<State, Action>) -> (value: Value, generation: UInt32) {
+    store.sharedValue(keyPath)
   }
 
   @usableFromInline

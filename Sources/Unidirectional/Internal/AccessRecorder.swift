@@ -18,9 +18,10 @@
 /// - `owning`: the recording thread owns the store (see `StoreGate`), so reads go straight to
 ///   the state and each read finds, or makes, its probe in the store's graph as it is made. The
 ///   probe's value is then the value just read: nothing is evaluated twice.
-/// - `deferred`: another thread owns the store, or the owner is in the middle of a graph
-///   operation. Reads go through the gate as a reader, and each read makes a standalone probe;
-///   the owner files them in its graph later (`ObservationGraph.integrate`).
+/// - `deferred`: a first run that another thread owns the store during (it reads a copy of the
+///   state, taken once, so that it sees one state), or that the owner makes in the middle of a
+///   graph pass (it reads the state, which does not change then). Each read makes a standalone
+///   probe; the owner files them later (see `Store.carryOut`).
 @usableFromInline
 final class AccessRecorder: @unchecked Sendable {
   // Safe: a recorder is used by one thread at a time: the thread that installed it. Runtime
@@ -33,6 +34,10 @@ final class AccessRecorder: @unchecked Sendable {
   /// Whether reads resolve their probes in the graph as they are made (`owning`), or make
   /// standalone probes (`deferred`).
   @usableFromInline let isOwning: Bool
+
+  /// For a `deferred` recorder: the state its reads read (a copy owned by the caller), or `nil`
+  /// for the store's own state.
+  @usableFromInline let state: UnsafeMutableRawPointer?
 
   /// The probes of the current run's reads are `probes[0..<count]`. The buffer is reused from
   /// run to run so that recording allocates nothing in the steady state.
@@ -49,9 +54,10 @@ final class AccessRecorder: @unchecked Sendable {
   @usableFromInline @exclusivity(unchecked) var readsAsPredicted = true
 
   @usableFromInline
-  init(store: ObjectIdentifier, isOwning: Bool) {
+  init(store: ObjectIdentifier, isOwning: Bool, state: UnsafeMutableRawPointer? = nil) {
     self.store = store
     self.isOwning = isOwning
+    self.state = state
   }
 
   /// The probe the running observer's last run had at this position, if it was a read of

@@ -26,8 +26,10 @@ final class ElementGroup: @unchecked Sendable {
   let array: AnyKeyPath
   /// Reads the array's write record from a state.
   let readWrites: (UnsafeRawPointer) -> ElementWrites
-  /// The array's `writeVersion` when the probes were last brought up to date.
+  /// The array's write record when the probes were last brought up to date.
   private var version: UInt64
+  private var seenPrevious: UInt64
+  private var seenIDHash: Int?
   /// The probes, by the hash of their element's id.
   private var probesByIDHash: [Int: [Probe]] = [:]
 
@@ -37,14 +39,21 @@ final class ElementGroup: @unchecked Sendable {
   ) {
     self.array = array
     self.readWrites = readWrites
-    self.version = readWrites(state).version
+    (version, seenPrevious, seenIDHash) = readWrites(state)
   }
 
   /// Passes each probe the writes since the last call may have changed to `mayHaveChanged`.
   func forEachProbeWritten(in state: UnsafeRawPointer, _ mayHaveChanged: (Probe) -> Void) {
     let writes = readWrites(state)
     guard writes.version != version else { return }
-    if writes.previous == version, let idHash = writes.idHash {
+    // Only one element was written since the probes were brought up to date if the writes since
+    // start at that version, or continue the run of writes to one element seen then (the array
+    // counts consecutive writes to one element as one: see `IdentifiedArray.noteWrite`).
+    let oneElement =
+      writes.idHash != nil
+      && (writes.previous == version
+        || (writes.previous == seenPrevious && writes.idHash == seenIDHash))
+    if oneElement, let idHash = writes.idHash {
       if let probes = probesByIDHash[idHash] {
         for probe in probes { mayHaveChanged(probe) }
       }
@@ -53,7 +62,7 @@ final class ElementGroup: @unchecked Sendable {
         for probe in probes { mayHaveChanged(probe) }
       }
     }
-    version = writes.version
+    (version, seenPrevious, seenIDHash) = writes
   }
 
   func insert(_ probe: Probe, idHash: Int) {

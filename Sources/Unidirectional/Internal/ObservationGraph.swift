@@ -252,6 +252,7 @@ final class ObservationGraph: @unchecked Sendable {
     }
     probe.verifiedAt = generation
     probes[key] = probe
+    probe.isFiled = true
     switch probe.kind {
     case .stored:
       if probe.byteCount > 0 { byteIndex.insert(probe, state: state) }
@@ -289,6 +290,7 @@ final class ObservationGraph: @unchecked Sendable {
     let key = probe.key
     guard probes[key] === probe else { return }
     probes[key] = nil
+    probe.isFiled = false
     switch probe.kind {
     case .stored:
       if probe.byteCount > 0 { byteIndex.remove(probe) }
@@ -305,22 +307,29 @@ final class ObservationGraph: @unchecked Sendable {
 
   // MARK: Observers
 
-  /// Files an observer whose first run read `reads` on the current state.
-  func insert(_ observer: ObserverRecord, reads: some Collection<Probe>) {
+  /// Files an observer whose first run read `reads` on `state`, the current state.
+  func insert(_ observer: ObserverRecord, reads: some Collection<Probe>, state: UnsafeRawPointer) {
     observer.isInGraph = true
     observers[observer.id] = observer
-    update(observer, reads: reads, unchanged: false)
+    update(observer, reads: reads, unchanged: false, state: state)
   }
 
-  /// Re-subscribes `observer` after a run on the current state that made `reads`.
+  /// Re-subscribes `observer` after a run on `state`, the current state, that made `reads`.
   ///
   /// - Parameter unchanged: The run made exactly the reads of the last one, in order (cheap).
-  func update(_ observer: ObserverRecord, reads: some Collection<Probe>, unchanged: Bool) {
+  func update(
+    _ observer: ObserverRecord, reads: some Collection<Probe>, unchanged: Bool,
+    state: UnsafeRawPointer
+  ) {
     observer.ranAt = generation
     guard !unchanged else { return }
     let old = observer.reads
     var new = SmallArray<Probe>()
-    for probe in reads { new.append(probe) }
+    for probe in reads {
+      // A probe dropped during the run (its last other observer was cancelled) is filed again:
+      // its value is the one just read.
+      new.append(probe.isFiled ? probe : self.probe(probe, state: state))
+    }
     observer.reads = new
     var isScanned = false
     for probe in new {
@@ -352,6 +361,14 @@ final class ObservationGraph: @unchecked Sendable {
       removeIfUnused(probe, into: &garbage)
     }
     observer.reads = SmallArray()
+    withExtendedLifetime(garbage) {}
+  }
+
+  /// Drops the probes of a run that will not be filed (its observer was cancelled meanwhile),
+  /// if no other observer uses them.
+  func dropIfUnused(_ probes: some Collection<Probe>) {
+    var garbage: [Probe] = []
+    for probe in probes { removeIfUnused(probe, into: &garbage) }
     withExtendedLifetime(garbage) {}
   }
 
@@ -411,7 +428,7 @@ final class ObservationGraph: @unchecked Sendable {
       remove(observer)
     case .register(let observer, let reads):
       guard !observer.isCancelled else { return }
-      insert(observer, reads: reads.map { probe($0, state: state) })
+      insert(observer, reads: reads.map { probe($0, state: state) }, state: state)
     case .track(let entry, let thread):
       tracked.insert(entry, thread: thread)
     }

@@ -96,6 +96,10 @@ class Probe: @unchecked Sendable {
   /// The element group the probe belongs to, if any.
   @exclusivity(unchecked) final var group: ElementGroup?
 
+  /// Whether the graph holds the probe (a recorder may still hold a probe the graph dropped when
+  /// its last observer was cancelled during a run).
+  @exclusivity(unchecked) final var isFiled = false
+
   init(
     kind: Kind, isSafe: Bool, keyPath: AnyKeyPath, arrayKeyPath: AnyKeyPath? = nil,
     reader: ObjectIdentifier? = nil, byteRange: Range<Int>? = nil, generation: UInt64
@@ -120,6 +124,12 @@ class Probe: @unchecked Sendable {
   /// changed.
   func refresh(_ state: UnsafeRawPointer) -> Bool {
     fatalError("abstract")
+  }
+
+  /// Like `refresh`, for a probe checked after every action whatever changed (a tracked read):
+  /// a value whose bits are unchanged is unchanged, for a stored probe too.
+  func refreshAfterAnyAction(_ state: UnsafeRawPointer) -> Bool {
+    refresh(state)
   }
 
   /// Takes the value of `other`, a probe of the same read made on the current state by an
@@ -214,6 +224,13 @@ class ValueProbe<Value>: Probe, @unchecked Sendable {
     let new = read(state)
     let unchanged = isUnchanged(value, new)
     // Always: equal values may live in different storage (DESIGN invariant 4).
+    value = new
+    return !unchanged
+  }
+
+  override final func refreshAfterAnyAction(_ state: UnsafeRawPointer) -> Bool {
+    let new = read(state)
+    let unchanged = bitwiseIdentical(value, new) || isUnchanged(value, new)
     value = new
     return !unchanged
   }

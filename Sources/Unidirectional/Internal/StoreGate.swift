@@ -118,6 +118,11 @@ final class StoreGate: @unchecked Sendable {
     ownerThread.load(ordering: .relaxed) == Self.currentThread
   }
 
+  /// Whether the owner is reducing now (for the owner: whether it is inside its reducer).
+  var isReducing: Bool {
+    word.load(ordering: .relaxed) & Bits.reducing != 0
+  }
+
   /// The generation (count of committed actions, wrapping) as of the latest commit.
   @usableFromInline
   var generation: UInt32 {

@@ -47,6 +47,7 @@ enum ScopePath<Parent, Child>: @unchecked Sendable {
 
 extension Optional {
   /// The value at `keyPath` of the wrapped value, if any: lets key paths go through optionals.
+  @usableFromInline
   subscript<Value>(unwrapping keyPath: KeyPath<Wrapped, Value>) -> Value? {
     map { $0[keyPath: keyPath] }
   }
@@ -98,8 +99,13 @@ final class ChildReader<RootState: Sendable, State: Sendable>: Sendable {
   /// the child store's keeper observer (see `ScopedStore`).
   let lastKnown: Locked<State>
 
-  /// Root key paths for the child key paths read so far.
-  private let paths = Locked<[AnyKeyPath: AnyKeyPath]>([:])
+  /// Root key paths for child key paths read lately, direct-mapped by the child key path's
+  /// address: composing a key path costs microseconds, and literals without subscript arguments
+  /// are the same object each time. Bounded, so that reads of many key paths leave nothing
+  /// behind but the latest few.
+  private let paths = Locked(
+    [(child: AnyKeyPath, root: AnyKeyPath)?](repeating: nil, count: ChildReader.pathSlots))
+  private static var pathSlots: Int { 64 }
 
   /// `\State.self`, made once: in generic code a key-path literal is a new object each time.
   private let whole = UncheckedSendable(\State.self)
@@ -148,6 +154,22 @@ final class ChildReader<RootState: Sendable, State: Sendable>: Sendable {
     }
   }
 
+  /// The observer that keeps `lastKnown` current while the child state can go away (see
+  /// `keepLastKnown(in:)`). Held here, so that it runs as long as anything reads through this
+  /// reader: the child store, or an observer its `observe(_:_:)` made, which outlives it.
+  private let keeper = Locked<ObservationToken?>(nil)
+
+  /// Starts keeping `lastKnown` current from `root`, if the child state can go away: an observer
+  /// of the whole child state, registered before any observer of the child, so it runs first.
+  func keepLastKnown<RootAction>(in root: Store<RootState, RootAction>) {
+    guard isOptional else { return }
+    let token = root.observeInternally { [weak root, weak self] in
+      guard let root, let self, let state = self.readWhole(from: root) else { return }
+      self.remember(state)
+    }
+    keeper.withLock { $0 = token }
+  }
+
   /// Remembers `state` as the last one the child had.
   func remember(_ state: State) {
     var state = state
@@ -156,14 +178,16 @@ final class ChildReader<RootState: Sendable, State: Sendable>: Sendable {
   }
 
   private func rootPath<Path: AnyKeyPath>(of keyPath: AnyKeyPath, make: () -> Path) -> Path {
-    if let path = paths.withLock({ $0[keyPath] }) {
+    let address = UInt(bitPattern: ObjectIdentifier(keyPath))
+    let slot = Int(truncatingIfNeeded: (address >> 4) ^ (address >> 10)) & (Self.pathSlots - 1)
+    if let entry = paths.withLock({ $0[slot] }), entry.child === keyPath {
       // Stored under this child key path by the line below, so always a `Path`.
-      return unsafeDowncast(path, to: Path.self)
+      return unsafeDowncast(entry.root, to: Path.self)
     }
     let path = make()
-    paths.withLock { paths in
-      if paths[keyPath] == nil { paths[keyPath] = path }
-    }
+    // The entry it replaces is released after the lock.
+    var entry: (child: AnyKeyPath, root: AnyKeyPath)? = (keyPath, path)
+    paths.withLock { swap(&$0[slot], &entry) }
     return path
   }
 }
@@ -180,10 +204,6 @@ final class ScopedStore<
   let fileID: String
   let line: UInt
 
-  /// Keeps `reader.lastKnown` current while the child state can go away: an observer of the
-  /// whole child state, registered before any observer of the child, so it runs first.
-  private let keeper: ObservationToken?
-
   init(
     root: Store<RootState, RootAction>, reader: ChildReader<RootState, State>,
     embed: @escaping @Sendable (Action) -> RootAction, fileID: String, line: UInt
@@ -193,14 +213,7 @@ final class ScopedStore<
     self.embed = embed
     self.fileID = fileID
     self.line = line
-    if reader.isOptional {
-      self.keeper = root.observeInternally { [weak root] in
-        guard let root, let state = reader.readWhole(from: root) else { return }
-        reader.remember(state)
-      }
-    } else {
-      self.keeper = nil
-    }
+    reader.keepLastKnown(in: root)
   }
 
   func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {

@@ -35,10 +35,6 @@ struct TrackedReads {
     let probe: Probe
     /// Tells the store's registrar that the read changed.
     let post: @Sendable () -> Void
-    /// Whether an action may have been committed between the read and this entry's filing, so
-    /// that its value must not be trusted: a safe read is then compared as usual, and any other
-    /// read is reported as changed at the next action without being evaluated.
-    var isStale: Bool
   }
 
   /// The entries by thread, each list in the order the reads were made.
@@ -49,16 +45,14 @@ struct TrackedReads {
 
   var isEmpty: Bool { count == 0 }
 
-  /// Files a read made on `thread`. A read of the same thing made earlier on that thread moves to
-  /// the end: its value is the same (it would have been reported otherwise), and the later
-  /// position keeps every guard made before either read ahead of it.
+  /// Files a read made on `thread`. A read of the same thing filed earlier on that thread stays
+  /// where it is, with its value: the guards made before it are still ahead of it (moving it
+  /// after a later guard could evaluate it once that guard changed), and a change of it reaches
+  /// every tracking that read it, since the registrar notifies by key path.
   mutating func insert(_ entry: Entry, thread: UInt) {
     let key = entry.probe.key
     var list = lists[thread] ?? []
-    if let index = list.firstIndex(where: { $0.probe.key == key }) {
-      list.remove(at: index)
-      count -= 1
-    }
+    guard !list.contains(where: { $0.probe.key == key }) else { return }
     list.append(entry)
     count += 1
     lists[thread] = list
@@ -75,8 +69,8 @@ struct TrackedReads {
         let changed: Bool
         if entry.probe.kind == .alwaysChanged {
           changed = true
-        } else if entry.probe.isSafe || !(sawChange || entry.isStale) {
-          changed = entry.probe.refresh(state)
+        } else if entry.probe.isSafe || !sawChange {
+          changed = entry.probe.refreshAfterAnyAction(state)
         } else {
           // Might trap if evaluated: report it instead (see the type's documentation).
           changed = true
@@ -85,8 +79,6 @@ struct TrackedReads {
           posts.append(entry.post)
           sawChange = true
         } else {
-          var entry = entry
-          entry.isStale = false
           kept.append(entry)
         }
       }
