@@ -2,46 +2,46 @@ import Foundation
 import Unidirectional
 import UnidirectionalTestSupport
 
-// Shared by the Review* tests: a store whose actions are closures, so that each test says what
+// Shared by the edge-case tests (ChildStoreLastStateTests, ObservationEdgeTests, …): a store whose actions are closures, so that each test says what
 // its action does where it sends it.
 
-struct ReviewRow: Identifiable, Equatable, Sendable {
+struct EdgeRow: Identifiable, Equatable, Sendable {
   let id: Int
   var title = ""
 }
 
-struct ReviewChild: Equatable, Sendable {
+struct EdgeChild: Equatable, Sendable {
   var count = 0
 }
 
-struct ReviewState: Sendable {
+struct EdgeState: Sendable {
   var count = 0
   var flag = false
   var other = 0
   var items: [Int] = []
   var value = 0.0
-  var child: ReviewChild? = nil
-  var rows: IdentifiedArray<ReviewRow> = []
+  var child: EdgeChild? = nil
+  var rows: IdentifiedArray<EdgeRow> = []
 }
 
-struct ReviewAction: Sendable {
-  let apply: @Sendable (inout ReviewState) -> Void
-  init(_ apply: @escaping @Sendable (inout ReviewState) -> Void) { self.apply = apply }
+struct EdgeAction: Sendable {
+  let apply: @Sendable (inout EdgeState) -> Void
+  init(_ apply: @escaping @Sendable (inout EdgeState) -> Void) { self.apply = apply }
 }
 
-typealias ReviewStore = Store<ReviewState, ReviewAction>
+typealias EdgeStore = Store<EdgeState, EdgeAction>
 
-func makeReviewStore(_ state: ReviewState = ReviewState()) -> ReviewStore {
+func makeEdgeStore(_ state: EdgeState = EdgeState()) -> EdgeStore {
   Store(
     initialState: state,
-    reducer: Reduce<ReviewState, ReviewAction> { state, action in
+    reducer: Reduce<EdgeState, EdgeAction> { state, action in
       action.apply(&state)
       return .none
     })
 }
 
 /// A slot for a value made after the closure that uses it (a token an observer cancels).
-final class ReviewBox<Value>: @unchecked Sendable {
+final class EdgeBox<Value>: @unchecked Sendable {
   private let lock = NSLock()
   private var _value: Value?
   init(_ value: Value? = nil) { _value = value }
@@ -50,18 +50,10 @@ final class ReviewBox<Value>: @unchecked Sendable {
     set { lock.withLock { _value = newValue } }
   }
   /// Takes the value out (so that it is released by the caller, outside the lock).
-  func take() -> Value? { lock.withLock { defer { _value = nil }; return _value } }
-}
-
-/// Runs `body` on a new thread and waits for it at most `seconds`: `false` if it did not finish
-/// (a hang).
-func reviewFinishes(within seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
-  let done = DispatchSemaphore(value: 0)
-  let thread = Thread {
-    body()
-    done.signal()
+  func take() -> Value? {
+    lock.withLock {
+      defer { _value = nil }
+      return _value
+    }
   }
-  thread.stackSize = 8 << 20
-  thread.start()
-  return done.wait(timeout: .now() + seconds) == .success
 }

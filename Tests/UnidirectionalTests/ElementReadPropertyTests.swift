@@ -4,7 +4,7 @@ import Unidirectional
 import UnidirectionalTestSupport
 
 /// Random actions on rows; each observer must re-run exactly when a value it read changed.
-@Suite struct ReviewPropertyTests {
+@Suite struct ElementReadPropertyTests {
   struct Row: Identifiable, Equatable, Sendable {
     let id: Int
     var title: String
@@ -32,7 +32,9 @@ import UnidirectionalTestSupport
     switch rng.next() % 10 {
     case 0: return Action("remove \(id)") { $0.rows[id: id] = nil }
     case 1:
-      return Action("add \(id) \(value)") { if $0.rows[id: id] == nil { $0.rows.append(Row(id: id, title: "\(value)", score: value)) } }
+      return Action("add \(id) \(value)") {
+        if $0.rows[id: id] == nil { $0.rows.append(Row(id: id, title: "\(value)", score: value)) }
+      }
     case 2: return Action("title \(id) \(value)") { $0.rows[id: id]?.title = "\(value)" }
     case 3: return Action("score \(id) \(value)") { $0.rows[id: id]?.score = value }
     case 4: return Action("sort") { $0.rows.sort { $0.title < $1.title } }
@@ -42,8 +44,13 @@ import UnidirectionalTestSupport
         copy[id: id]?.title = "\(value)"
         state.rows = copy
       }
-    case 6: return Action("reverse") { $0.rows = IdentifiedArray(uniqueElements: $0.rows.reversed()) }
-    case 7: return Action("list \(value)") { $0.count = value; $0.list = Array(0..<(value * 3)) }
+    case 6:
+      return Action("reverse") { $0.rows = IdentifiedArray(uniqueElements: $0.rows.reversed()) }
+    case 7:
+      return Action("list \(value)") {
+        $0.count = value
+        $0.list = Array(0..<(value * 3))
+      }
     case 8: return Action("swap") { if $0.rows.count >= 2 { $0.rows.swapAt(0, $0.rows.count - 1) } }
     default: return Action("noop") { _ in }
     }
@@ -71,7 +78,7 @@ import UnidirectionalTestSupport
   }
 
   @Test(arguments: 0..<40)
-  func reviewRowObserversRunExactlyOnChange(seed: Int) {
+  func rowObserversRunExactlyOnChange(seed: Int) {
     var rng = SplitMix64(seed: UInt64(seed))
     let store = Store(
       initialState: State(),
@@ -126,7 +133,7 @@ import UnidirectionalTestSupport
   /// Child stores of rows, kept alive: once the row is gone they answer from the last state it
   /// had, and a row that comes back is read again.
   @Test(arguments: 0..<40)
-  func reviewRowStoreObserversRunExactlyOnChange(seed: Int) {
+  func rowStoreObserversRunExactlyOnChange(seed: Int) {
     var rng = SplitMix64(seed: UInt64(seed))
     let store = Store(
       initialState: State(

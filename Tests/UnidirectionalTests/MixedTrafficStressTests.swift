@@ -4,14 +4,14 @@ import Unidirectional
 import UnidirectionalTestSupport
 
 /// Threads that send, read, register and cancel observers on one store at once.
-@Suite struct ReviewStressTests {
+@Suite struct MixedTrafficStressTests {
   struct State: Sendable {
     var lastSeq: [Int] = Array(repeating: -1, count: 8)
     var disorder = 0
     var a = 0
     var b = 0
-    var rows: IdentifiedArray<ReviewRow> = IdentifiedArray(
-      uniqueElements: (0..<8).map { ReviewRow(id: $0, title: "0") })
+    var rows: IdentifiedArray<EdgeRow> = IdentifiedArray(
+      uniqueElements: (0..<8).map { EdgeRow(id: $0, title: "0") })
     var pair: [Int] { [a, b] }
   }
 
@@ -40,7 +40,7 @@ import UnidirectionalTestSupport
   }
 
   @Test(.timeLimit(.minutes(3)), arguments: [false, true])
-  func reviewMixedTrafficLosesNothing(interceptors: Bool) throws {
+  func mixedTrafficLosesNothing(interceptors: Bool) throws {
     let store = Self.makeStore(interceptors: interceptors)
     let threads = 4
     let steps = 3_000
@@ -68,7 +68,7 @@ import UnidirectionalTestSupport
               seen.append(store.a)
               if let title = store[\.rows, id: 3, \.title] { titles.append(title) }
               // First runs on the registering thread may mix states (see
-              // `reviewFirstRunOnAnotherThreadSeesOneState`); re-runs by the owner must not.
+              // `firstRunOnAnotherThreadSeesOneState`); re-runs by the owner must not.
               if store.b != store.a, pthread_self() != registering { torn.append("observer") }
             }
             observers.withLock { $0.append((token, seen, titles)) }

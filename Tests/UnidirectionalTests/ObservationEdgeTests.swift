@@ -4,29 +4,29 @@ import Testing
 import Unidirectional
 import UnidirectionalTestSupport
 
-@Suite struct ReviewObservationTests {
+@Suite struct ObservationEdgeTests {
   /// An observer whose run reads a value (finding the probe another observer made) and then
   /// cancels that other observer, its probe's only subscriber: the probe is dropped from the
   /// graph while the run holds it, and the run subscribes to a probe nobody refreshes.
-  @Test func reviewObserverKeepsAReadWhoseOtherObserverItCancelled() {
-    let store = makeReviewStore()
-    let first = ReviewBox<ObservationToken>(store.observe { _ = store.count })
+  @Test func observerKeepsAReadWhoseOtherObserverItCancelled() {
+    let store = makeEdgeStore()
+    let first = EdgeBox<ObservationToken>(store.observe { _ = store.count })
     let runs = Log<Int>()
     let token = store.observe {
       runs.append(store.count)
       first.take()?.cancel()
     }
-    store.send(ReviewAction { $0.count += 1 })
-    store.send(ReviewAction { $0.count += 1 })
+    store.send(EdgeAction { $0.count += 1 })
+    store.send(EdgeAction { $0.count += 1 })
     #expect(runs.values == [0, 1, 2])
     withExtendedLifetime(token) {}
   }
 
   /// The same through a re-run (not the first run): the observer starts reading `count` only in
   /// its second run, then drops the other reader of `count`.
-  @Test func reviewRerunKeepsAReadWhoseOtherObserverItCancelled() {
-    let store = makeReviewStore()
-    let first = ReviewBox<ObservationToken>(store.observe { _ = store.count })
+  @Test func rerunKeepsAReadWhoseOtherObserverItCancelled() {
+    let store = makeEdgeStore()
+    let first = EdgeBox<ObservationToken>(store.observe { _ = store.count })
     let runs = Log<Int>()
     let token = store.observe {
       if store.flag {
@@ -34,31 +34,31 @@ import UnidirectionalTestSupport
         first.take()?.cancel()
       }
     }
-    store.send(ReviewAction { $0.flag = true })
-    store.send(ReviewAction { $0.count = 5 })
+    store.send(EdgeAction { $0.flag = true })
+    store.send(EdgeAction { $0.count = 5 })
     #expect(runs.values == [0, 5])
     withExtendedLifetime(token) {}
   }
 
   /// An observer that reads something new and cancels itself in the same run: the new probe was
   /// filed in the graph, and nothing ever subscribes to it or removes it.
-  @Test func reviewSelfCancellingObserverLeavesNoProbe() {
-    let store = makeReviewStore()
+  @Test func selfCancellingObserverLeavesNoProbe() {
+    let store = makeEdgeStore()
     let before = store.observationFootprint
-    let me = ReviewBox<ObservationToken>()
+    let me = EdgeBox<ObservationToken>()
     me.value = store.observe {
       if store.flag {
         _ = store.count
         me.take()?.cancel()
       }
     }
-    store.send(ReviewAction { $0.flag = true })
+    store.send(EdgeAction { $0.flag = true })
     #expect(store.observationFootprint == before)
   }
 
   /// The same when the token is cancelled from another thread while the run is in progress.
-  @Test func reviewObserverCancelledFromAnotherThreadDuringItsRunLeavesNoProbe() {
-    let store = makeReviewStore()
+  @Test func observerCancelledFromAnotherThreadDuringItsRunLeavesNoProbe() {
+    let store = makeEdgeStore()
     let before = store.observationFootprint
     let inRun = DispatchSemaphore(value: 0)
     let cancelled = DispatchSemaphore(value: 0)
@@ -75,7 +75,7 @@ import UnidirectionalTestSupport
       cancelled.signal()
     }
     canceller.start()
-    store.send(ReviewAction { $0.flag = true })
+    store.send(EdgeAction { $0.flag = true })
     #expect(store.observationFootprint == before)
   }
 
@@ -83,23 +83,25 @@ import UnidirectionalTestSupport
   /// tracking on the same thread reads `items` again (another view, or the same view re-rendered
   /// for a reason outside the store). The second read moves `items` after `items[7]` in the
   /// thread's list, so shrinking `items` evaluates `items[7]` first: out of range.
-  @Test func reviewTrackedGuardedReadDoesNotTrapAfterTheGuardIsReadAgain() async {
+  @Test func trackedGuardedReadDoesNotTrapAfterTheGuardIsReadAgain() async {
     await #expect(processExitsWith: .success) {
-      let store = makeReviewStore(ReviewState(items: Array(0..<10)))
+      let store = makeEdgeStore(EdgeState(items: Array(0..<10)))
       withObservationTracking {
         if store.items.count > 7 { _ = store[\.items[7]] }
-      } onChange: {}
+      } onChange: {
+      }
       withObservationTracking {
         _ = store.items
-      } onChange: {}
-      store.send(ReviewAction { $0.items = [] })
+      } onChange: {
+      }
+      store.send(EdgeAction { $0.items = [] })
     }
   }
 
   /// A NaN read through a stored property inside `withObservationTracking` is reported changed
   /// after every action, though its bits never change (observers, by contract, do not re-run).
-  @Test func reviewTrackedNaNIsUnchanged() {
-    let store = makeReviewStore(ReviewState(value: .nan))
+  @Test func trackedNaNIsUnchanged() {
+    let store = makeEdgeStore(EdgeState(value: .nan))
     let fired = Log<String>()
     let observerRuns = Log<Bool>()
     let token = store.observe { observerRuns.append(store.value.isNaN) }
@@ -108,7 +110,7 @@ import UnidirectionalTestSupport
     } onChange: {
       fired.append("value")
     }
-    store.send(ReviewAction { $0.count += 1 })
+    store.send(EdgeAction { $0.count += 1 })
     #expect(observerRuns.values == [true])
     #expect(fired.values == [])
     withExtendedLifetime(token) {}
@@ -116,14 +118,14 @@ import UnidirectionalTestSupport
 
   /// A reducer that registers an observer makes it read the state while the reducer is changing
   /// it: the contract says such a read stops the program.
-  @Test func reviewObserverRegisteredByAReducerStopsTheProgram() async {
+  @Test func observerRegisteredByAReducerStopsTheProgram() async {
     await #expect(processExitsWith: .failure) {
-      let box = ReviewBox<ReviewStore>()
+      let box = EdgeBox<EdgeStore>()
       let seen = Log<String>()
       let tokens = Log<ObservationToken>()
       let store = Store(
-        initialState: ReviewState(),
-        reducer: Reduce<ReviewState, ReviewAction> { state, action in
+        initialState: EdgeState(),
+        reducer: Reduce<EdgeState, EdgeAction> { state, action in
           state.count = 1
           if let store = box.value {
             tokens.append(store.observe { seen.append("\(store.count),\(store.other)") })
@@ -132,25 +134,25 @@ import UnidirectionalTestSupport
           return .none
         })
       box.value = store
-      store.send(ReviewAction { _ in })
+      store.send(EdgeAction { _ in })
       // Reaching here: the observer's first run saw half an action.
       print("observer saw", seen.values)
     }
   }
 }
 
-extension ReviewObservationTests {
+extension ObservationEdgeTests {
   /// A tracking on one thread reads `count` while another thread owns the store and is about to
   /// reduce an action (its interceptor runs). The tracking's closure ends, and only then is the
   /// action reduced, changing `count`: the tracking must hear of it. The read is filed after
   /// that action's check, so nothing is posted until some later action.
   @Test(.timeLimit(.minutes(1)))
-  func reviewTrackingHearsAChangeCommittedAfterItsClosureEnded() {
+  func trackingHearsAChangeCommittedAfterItsClosureEnded() {
     let trackingDone = DispatchSemaphore(value: 0)
     let ownerInInterceptor = DispatchSemaphore(value: 0)
     let store = Store(
-      initialState: ReviewState(),
-      reducer: Reduce<ReviewState, ReviewAction> { state, action in
+      initialState: EdgeState(),
+      reducer: Reduce<EdgeState, EdgeAction> { state, action in
         action.apply(&state)
         return .none
       },
@@ -162,10 +164,14 @@ extension ReviewObservationTests {
           }
         })
       ])
-    store.send(ReviewAction { $0.flag = true })  // From now on the interceptor waits.
+    store.send(EdgeAction { $0.flag = true })  // From now on the interceptor waits.
     let sent = DispatchSemaphore(value: 0)
     let sender = Thread {
-      store.send(ReviewAction { $0.flag = false; $0.count = 1 })
+      store.send(
+        EdgeAction {
+          $0.flag = false
+          $0.count = 1
+        })
       sent.signal()
     }
     sender.start()
@@ -179,69 +185,49 @@ extension ReviewObservationTests {
     trackingDone.signal()
     _ = sent.wait(timeout: .now() + 10)
     #expect(store.count == 1)
-    #expect(fired.values == ["count"], "the change of count, committed after the tracking ended, went unheard")
+    #expect(
+      fired.values == ["count"],
+      "the change of count, committed after the tracking ended, went unheard")
   }
 }
 
-struct ReviewOpaqueRow: Identifiable, Sendable {
+struct EdgeOpaqueRow: Identifiable, Sendable {
   let id: Int
   var opaque = Opaque(value: 0)
   var a = 0
   var b = 0
 }
 
-struct ReviewOpaqueState: Sendable {
-  var rows: IdentifiedArray<ReviewOpaqueRow> = IdentifiedArray(
-    uniqueElements: (0..<3).map { ReviewOpaqueRow(id: $0) })
+struct EdgeOpaqueState: Sendable {
+  var rows: IdentifiedArray<EdgeOpaqueRow> = IdentifiedArray(
+    uniqueElements: (0..<3).map { EdgeOpaqueRow(id: $0) })
 }
 
-struct ReviewOpaqueAction: Sendable {
-  let apply: @Sendable (inout ReviewOpaqueState) -> Void
+struct EdgeOpaqueAction: Sendable {
+  let apply: @Sendable (inout EdgeOpaqueState) -> Void
 }
 
-extension ReviewObservationTests {
+extension ObservationEdgeTests {
   /// A value that is neither `Equatable` nor a class, read inside a row by id, "changes only when
   /// an action writes that row" (the contract). An action that writes *another* row twice (two
   /// fields, two statements) makes every row look written.
-  @Test func reviewOpaqueRowValueIgnoresTwoWritesToAnotherRow() {
+  @Test func opaqueRowValueIgnoresTwoWritesToAnotherRow() {
     let store = Store(
-      initialState: ReviewOpaqueState(),
-      reducer: Reduce<ReviewOpaqueState, ReviewOpaqueAction> { state, action in
+      initialState: EdgeOpaqueState(),
+      reducer: Reduce<EdgeOpaqueState, EdgeOpaqueAction> { state, action in
         action.apply(&state)
         return .none
       })
     let runs = Log<Int>()
     let token = store.observe { runs.append(store[\.rows, id: 2, \.opaque]?.value ?? -1) }
-    store.send(ReviewOpaqueAction { $0.rows[id: 0]?.a = 1 })
+    store.send(EdgeOpaqueAction { $0.rows[id: 0]?.a = 1 })
     #expect(runs.values == [0])  // One write to row 0: row 2 is untouched.
-    store.send(ReviewOpaqueAction {
-      $0.rows[id: 0]?.a = 2
-      $0.rows[id: 0]?.b = 2
-    })
+    store.send(
+      EdgeOpaqueAction {
+        $0.rows[id: 0]?.a = 2
+        $0.rows[id: 0]?.b = 2
+      })
     #expect(runs.values == [0], "row 2's observer re-ran for writes to row 0")
-    withExtendedLifetime(token) {}
-  }
-}
-
-extension ReviewObservationTests {
-  /// `withObservationTracking` inside an observer of the same store: the reads are recorded for
-  /// the observer only, never reported to the registrar, so the tracking never hears of a change.
-  @Test func reviewTrackingInsideAnObserverHearsChanges() {
-    let store = makeReviewStore()
-    let fired = Log<String>()
-    let once = ReviewBox<Bool>(false)
-    let token = store.observe {
-      _ = store.flag
-      guard once.value == false else { return }
-      once.value = true
-      withObservationTracking {
-        _ = store.count
-      } onChange: {
-        fired.append("count")
-      }
-    }
-    store.send(ReviewAction { $0.count = 1 })
-    #expect(fired.values == ["count"])
     withExtendedLifetime(token) {}
   }
 }

@@ -4,14 +4,14 @@ import Testing
 import Unidirectional
 import UnidirectionalTestSupport
 
-@Suite struct ReviewInteropStressTests {
+@Suite struct ObservationInteropStressTests {
   /// An `Observations` sequence over `count` while another thread sends increments (a reducer
   /// that takes a little time): the sequence must end up yielding the final count.
   @Test(.timeLimit(.minutes(1)))
-  func reviewObservationsSeesTheLastValueUnderConcurrentSends() async throws {
+  func observationsSeesTheLastValueUnderConcurrentSends() async throws {
     let store = Store(
-      initialState: ReviewState(),
-      reducer: Reduce<ReviewState, ReviewAction> { state, action in
+      initialState: EdgeState(),
+      reducer: Reduce<EdgeState, EdgeAction> { state, action in
         action.apply(&state)
         usleep(200)
         return .none
@@ -19,7 +19,7 @@ import UnidirectionalTestSupport
     let total = 300
     let sender = Thread {
       for _ in 0..<total {
-        store.send(ReviewAction { $0.count += 1 })
+        store.send(EdgeAction { $0.count += 1 })
         usleep(100)
       }
     }

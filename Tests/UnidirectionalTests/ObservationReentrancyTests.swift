@@ -5,14 +5,14 @@ import Unidirectional
 import UnidirectionalTestSupport
 
 /// Hooks that `==` of `Hooked` runs once, for tests of user code the store runs mid-pass.
-let reviewHooks = Locked<[Int: @Sendable () -> Void]>([:])
-let reviewHookIDs = Atomic<Int>(1)
+let edgeHooks = Locked<[Int: @Sendable () -> Void]>([:])
+let edgeHookIDs = Atomic<Int>(1)
 
 struct Hooked: Equatable, Sendable {
   var n: Int
   var hookID: Int
   static func == (lhs: Hooked, rhs: Hooked) -> Bool {
-    if let hook = reviewHooks.withLock({ $0.removeValue(forKey: lhs.hookID) }) { hook() }
+    if let hook = edgeHooks.withLock({ $0.removeValue(forKey: lhs.hookID) }) { hook() }
     return lhs.n == rhs.n
   }
 }
@@ -20,7 +20,7 @@ struct Hooked: Equatable, Sendable {
 struct HookState: Sendable {
   var hooked: Hooked
   var count = 0
-  var child: ReviewChild? = ReviewChild()
+  var child: EdgeChild? = EdgeChild()
 }
 
 struct HookAction: Sendable {
@@ -36,19 +36,23 @@ func makeHookStore(hookID: Int) -> Store<HookState, HookAction> {
     })
 }
 
-@Suite struct ReviewReentrancyTests {
+@Suite struct ObservationReentrancyTests {
   /// `==`, run while the store compares values after an action, registers an observer: it must
   /// run on later changes of what it read.
-  @Test func reviewObserverRegisteredInEqualsRunsLater() {
-    let hookID = reviewHookIDs.add(1, ordering: .relaxed).newValue
+  @Test func observerRegisteredInEqualsRunsLater() {
+    let hookID = edgeHookIDs.add(1, ordering: .relaxed).newValue
     let store = makeHookStore(hookID: hookID)
     let watcher = store.observe { _ = store.hooked }
     let runs = Log<Int>()
-    let registered = ReviewBox<ObservationToken>()
-    reviewHooks.withLock {
+    let registered = EdgeBox<ObservationToken>()
+    edgeHooks.withLock {
       $0[hookID] = { registered.value = store.observe { runs.append(store.count) } }
     }
-    store.send(HookAction { $0.hooked.n = 1; $0.count = 1 })
+    store.send(
+      HookAction {
+        $0.hooked.n = 1
+        $0.count = 1
+      })
     #expect(runs.values == [1])
     store.send(HookAction { $0.count = 2 })
     #expect(runs.values == [1, 2])
@@ -56,50 +60,62 @@ func makeHookStore(hookID: Int) -> Store<HookState, HookAction> {
   }
 
   /// `==` cancels an observer that the same action made stale: it must not run.
-  @Test func reviewObserverCancelledInEqualsDoesNotRun() {
-    let hookID = reviewHookIDs.add(1, ordering: .relaxed).newValue
+  @Test func observerCancelledInEqualsDoesNotRun() {
+    let hookID = edgeHookIDs.add(1, ordering: .relaxed).newValue
     let store = makeHookStore(hookID: hookID)
     let runs = Log<Int>()
-    let victim = ReviewBox<ObservationToken>(store.observe { runs.append(store.count) })
+    let victim = EdgeBox<ObservationToken>(store.observe { runs.append(store.count) })
     let watcher = store.observe { _ = store.hooked }
-    reviewHooks.withLock { $0[hookID] = { victim.take()?.cancel() } }
-    store.send(HookAction { $0.hooked.n = 1; $0.count = 1 })
+    edgeHooks.withLock { $0[hookID] = { victim.take()?.cancel() } }
+    store.send(
+      HookAction {
+        $0.hooked.n = 1
+        $0.count = 1
+      })
     #expect(runs.values == [0])
     #expect(store.observationFootprint.observers == 1)
     withExtendedLifetime(watcher) {}
   }
 
   /// `==` makes a child store (whose keeper registers mid-pass) and observes it.
-  @Test func reviewChildStoreMadeInEqualsWorks() {
-    let hookID = reviewHookIDs.add(1, ordering: .relaxed).newValue
+  @Test func childStoreMadeInEqualsWorks() {
+    let hookID = edgeHookIDs.add(1, ordering: .relaxed).newValue
     let store = makeHookStore(hookID: hookID)
     let watcher = store.observe { _ = store.hooked }
     let runs = Log<Int>()
-    let kept = ReviewBox<(Store<ReviewChild, Never>, ObservationToken)>()
-    reviewHooks.withLock {
+    let kept = EdgeBox<(Store<EdgeChild, Never>, ObservationToken)>()
+    edgeHooks.withLock {
       $0[hookID] = {
         let child = store.scope(state: \.child, action: { (never: Never) -> HookAction in })!
         kept.value = (child, child.observe(\.count) { runs.append($0) })
       }
     }
-    store.send(HookAction { $0.hooked.n = 1; $0.child?.count = 1 })
+    store.send(
+      HookAction {
+        $0.hooked.n = 1
+        $0.child?.count = 1
+      })
     store.send(HookAction { $0.child?.count = 2 })
     store.send(HookAction { $0.child = nil })
-    store.send(HookAction { $0.child = ReviewChild(count: 2) })
-    store.send(HookAction { $0.child = ReviewChild(count: 3) })
+    store.send(HookAction { $0.child = EdgeChild(count: 2) })
+    store.send(HookAction { $0.child = EdgeChild(count: 3) })
     #expect(runs.values == [1, 2, 3])
     withExtendedLifetime((watcher, kept.value)) {}
   }
 
   /// `==` sends an action: it is queued and reduced after this one, once.
-  @Test func reviewActionSentInEqualsIsReducedOnce() {
-    let hookID = reviewHookIDs.add(1, ordering: .relaxed).newValue
+  @Test func actionSentInEqualsIsReducedOnce() {
+    let hookID = edgeHookIDs.add(1, ordering: .relaxed).newValue
     let store = makeHookStore(hookID: hookID)
     let watcher = store.observe { _ = store.hooked }
     let runs = Log<Int>()
     let counter = store.observe { runs.append(store.count) }
-    reviewHooks.withLock { $0[hookID] = { store.send(HookAction { $0.count += 10 }) } }
-    store.send(HookAction { $0.hooked.n = 1; $0.count += 1 })
+    edgeHooks.withLock { $0[hookID] = { store.send(HookAction { $0.count += 10 }) } }
+    store.send(
+      HookAction {
+        $0.hooked.n = 1
+        $0.count += 1
+      })
     #expect(runs.values == [0, 1, 11])
     #expect(store.count == 11)
     withExtendedLifetime((watcher, counter)) {}

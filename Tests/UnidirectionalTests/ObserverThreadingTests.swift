@@ -4,14 +4,14 @@ import Testing
 import Unidirectional
 import UnidirectionalTestSupport
 
-@Suite struct ReviewThreadingTests {
+@Suite struct ObserverThreadingTests {
   /// An observer registered while another thread processes actions makes its first run as a
   /// reader, one read at a time: an action committed between two reads gives the run values of
   /// two different states (`count` of one, `other` of the next), which no committed state ever
   /// had. The reducer keeps `count == other`.
   @Test(.timeLimit(.minutes(1)))
-  func reviewFirstRunOnAnotherThreadSeesOneState() throws {
-    let store = makeReviewStore()
+  func firstRunOnAnotherThreadSeesOneState() throws {
+    let store = makeEdgeStore()
     let ownerBusy = DispatchSemaphore(value: 0)
     let release = DispatchSemaphore(value: 0)
     let committed = DispatchSemaphore(value: 0)
@@ -27,12 +27,20 @@ import UnidirectionalTestSupport
       }
     }
     let sender = Thread {
-      store.send(ReviewAction { $0.count = 1; $0.other = 1 })
+      store.send(
+        EdgeAction {
+          $0.count = 1
+          $0.other = 1
+        })
     }
     sender.start()
     ownerBusy.wait()
     // Queued: the sender's thread will reduce it once its observer returns.
-    store.send(ReviewAction { $0.count = 2; $0.other = 2 })
+    store.send(
+      EdgeAction {
+        $0.count = 2
+        $0.other = 2
+      })
     let seen = Log<String>()
     let once = Atomic<Bool>(false)
     let token = store.observe {
@@ -55,7 +63,7 @@ import UnidirectionalTestSupport
 /// A state whose computed property sends an action to the store that holds it (the store is
 /// set by the test).
 struct PokeState: Sendable {
-  static let store = ReviewBox<Store<PokeState, PokeAction>>()
+  static let store = EdgeBox<Store<PokeState, PokeAction>>()
   var count = 0
   var poke: Int {
     if count == 0 { Self.store.value?.send(PokeAction()) }
@@ -65,13 +73,13 @@ struct PokeState: Sendable {
 
 struct PokeAction: Sendable {}
 
-extension ReviewThreadingTests {
+extension ObserverThreadingTests {
   /// A key-path getter that sends to the store it is read from, outside observers, on an idle
   /// store: the reading thread is counted as a reader, becomes the owner through `submit`, and
   /// waits in `beginReducing` for the readers to leave: itself. A hang, where the contract
   /// promises a queued action (or at worst a precondition), never a deadlock.
   @Test(.timeLimit(.minutes(1)))
-  func reviewGetterThatSendsDoesNotDeadlock() {
+  func getterThatSendsDoesNotDeadlock() {
     let store = Store(
       initialState: PokeState(),
       reducer: Reduce<PokeState, PokeAction> { state, _ in
@@ -79,20 +87,20 @@ extension ReviewThreadingTests {
         return .none
       })
     PokeState.store.value = store
-    let finished = reviewFinishes(within: 5) { _ = store[\.poke] }
+    let finished = finishes(within: .seconds(5)) { _ = store[\.poke] }
     #expect(finished, "reading a getter that sends hung")
     if finished { #expect(store.count == 1) }
   }
 }
 
-extension ReviewThreadingTests {
+extension ObserverThreadingTests {
   /// An observer registered while another thread processes actions, whose first run overlaps
   /// the commit of an action that changes nothing it read: its body runs again anyway (the
   /// registering thread retries up to three times, and the owner re-runs a stale first run).
   /// A body that sends an action on its first run ("on appear") sends it twice.
   @Test(.timeLimit(.minutes(1)))
-  func reviewFirstRunIsNotRepeatedForAnUnrelatedCommit() throws {
-    let store = makeReviewStore()
+  func firstRunIsNotRepeatedForAnUnrelatedCommit() throws {
+    let store = makeEdgeStore()
     let ownerBusy = DispatchSemaphore(value: 0)
     let release = DispatchSemaphore(value: 0)
     let committed = DispatchSemaphore(value: 0)
@@ -105,10 +113,10 @@ extension ReviewThreadingTests {
         committed.signal()
       }
     }
-    let sender = Thread { store.send(ReviewAction { $0.other = 1 }) }
+    let sender = Thread { store.send(EdgeAction { $0.other = 1 }) }
     sender.start()
     ownerBusy.wait()
-    store.send(ReviewAction { $0.other = 2 })  // Queued; changes nothing the observer reads.
+    store.send(EdgeAction { $0.other = 2 })  // Queued; changes nothing the observer reads.
     let runs = Log<Int>()
     let once = Atomic<Bool>(false)
     let token = store.observe {

@@ -4,48 +4,48 @@ import Unidirectional
 import UnidirectionalTestSupport
 
 /// A reducer that calls into its own store: reads stop the program (the contract), never hang.
-@Suite struct ReviewReducerTests {
-  @Test func reviewReducerReadingItsStoreStops() async {
+@Suite struct ReducerStoreAccessTests {
+  @Test func reducerReadingItsStoreStops() async {
     await #expect(processExitsWith: .failure) {
-      let box = ReviewBox<ReviewStore>()
+      let box = EdgeBox<EdgeStore>()
       let store = Store(
-        initialState: ReviewState(),
-        reducer: Reduce<ReviewState, ReviewAction> { state, _ in
+        initialState: EdgeState(),
+        reducer: Reduce<EdgeState, EdgeAction> { state, _ in
           state.count += 1
           _ = box.value?.count
           return .none
         })
       box.value = store
-      store.send(ReviewAction { _ in })
+      store.send(EdgeAction { _ in })
     }
   }
 
-  @Test func reviewReducerScopingItsStoreStops() async {
+  @Test func reducerScopingItsStoreStops() async {
     await #expect(processExitsWith: .failure) {
-      let box = ReviewBox<ReviewStore>()
+      let box = EdgeBox<EdgeStore>()
       let store = Store(
-        initialState: ReviewState(child: ReviewChild()),
-        reducer: Reduce<ReviewState, ReviewAction> { state, _ in
+        initialState: EdgeState(child: EdgeChild()),
+        reducer: Reduce<EdgeState, EdgeAction> { state, _ in
           state.count += 1
-          _ = box.value?.scope(state: \.child, action: { (never: Never) -> ReviewAction in })
+          _ = box.value?.scope(state: \.child, action: { (never: Never) -> EdgeAction in })
           return .none
         })
       box.value = store
-      store.send(ReviewAction { _ in })
+      store.send(EdgeAction { _ in })
     }
   }
 
-  @Test func reviewReducerSendingToItsStoreQueues() {
-    let box = ReviewBox<ReviewStore>()
+  @Test func reducerSendingToItsStoreQueues() {
+    let box = EdgeBox<EdgeStore>()
     let store = Store(
-      initialState: ReviewState(),
-      reducer: Reduce<ReviewState, ReviewAction> { state, action in
+      initialState: EdgeState(),
+      reducer: Reduce<EdgeState, EdgeAction> { state, action in
         action.apply(&state)
-        if state.count == 1 { box.value?.send(ReviewAction { $0.count = 2 }) }
+        if state.count == 1 { box.value?.send(EdgeAction { $0.count = 2 }) }
         return .none
       })
     box.value = store
-    store.send(ReviewAction { $0.count = 1 })
+    store.send(EdgeAction { $0.count = 1 })
     #expect(store.count == 2)
   }
 }
