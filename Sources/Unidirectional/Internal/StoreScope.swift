@@ -30,6 +30,15 @@ enum ScopePath<Parent, Child>: @unchecked Sendable {
     }
   }
 
+  /// Where the child state (or the optional holding it) is stored in the parent state, if the
+  /// path is a chain of stored properties.
+  var offset: Int? {
+    switch self {
+    case .required(let keyPath): MemoryLayout<Parent>.offset(of: keyPath)
+    case .optional(let keyPath): MemoryLayout<Parent>.offset(of: keyPath)
+    }
+  }
+
   /// This path followed by `next`.
   func appending<Next>(_ next: ScopePath<Child, Next>) -> ScopePath<Parent, Next> {
     switch (self, next) {
@@ -110,6 +119,9 @@ final class ChildReader<RootState: Sendable, State: Sendable>: Sendable {
   /// `\State.self`, made once: in generic code a key-path literal is a new object each time.
   private let whole = UncheckedSendable(\State.self)
 
+  /// `toState.offset`, computed once: walking a deep key path costs more than the read.
+  private let offset: Int?
+
   init(
     toState: ScopePath<RootState, State>, element: (any ElementLink<RootState, State>)?,
     initialState: State
@@ -117,6 +129,20 @@ final class ChildReader<RootState: Sendable, State: Sendable>: Sendable {
     self.toState = toState
     self.element = element
     self.lastKnown = Locked(initialState)
+    self.offset = toState.offset
+  }
+
+  /// Whether the child state is in `root` now, read without tracking.
+  func isPresent<RootAction>(in root: Store<RootState, RootAction>) -> Bool {
+    guard let offset else { return toState.current(in: root) != nil }
+    switch toState {
+    case .required:
+      return true
+    case .optional:
+      return root.copyShared {
+        UnsafeRawPointer($0).load(fromByteOffset: offset, as: State?.self) != nil
+      }.copy
+    }
   }
 
   /// Whether the child state can go away (so that a keeper must remember its last value).
@@ -221,7 +247,7 @@ final class ScopedStore<
   }
 
   func send(_ action: Action) -> StoreTask {
-    guard reader.toState.current(in: root) != nil else {
+    guard reader.isPresent(in: root) else {
       root.effects.reportIssue(
         StoreIssue(
           kind: .actionWithoutState(
