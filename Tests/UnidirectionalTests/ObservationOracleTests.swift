@@ -819,6 +819,9 @@ import UnidirectionalTestSupport
   enum Event: Sendable, CustomStringConvertible {
     case observe(Spec)
     case cancel(Int)
+    /// Cancels every observer: bounds a long run (observers registered by others, or cancelled
+    /// by events before they were registered, would otherwise pile up).
+    case cancelEveryObserver
     case send(Action)
     case sendToRow(id: Int, RowAction)
     case makeRowStore(id: Int)
@@ -835,6 +838,7 @@ import UnidirectionalTestSupport
       switch self {
       case .observe(let spec): "observe \(spec)"
       case .cancel(let id): "cancel #\(id)"
+      case .cancelEveryObserver: "cancel every observer"
       case .send(let action): "send .\(action)"
       case .sendToRow(let id, let action): "send .\(action) through the store of row \(id)"
       case .makeRowStore(let id): "make the store of row \(id)"
@@ -858,6 +862,8 @@ import UnidirectionalTestSupport
     /// Observers issued and not cancelled by an event (some may have cancelled themselves).
     var live: [Int] = []
     var queue: [Event] = []
+    /// Events made so far.
+    var made = 0
 
     init(seed: UInt64, features: Set<Feature>) {
       random = SplitMix64(seed: seed)
@@ -887,6 +893,11 @@ import UnidirectionalTestSupport
     }
 
     mutating func next() -> Event {
+      made += 1
+      if made % 4_096 == 0 {
+        live.removeAll()
+        return .cancelEveryObserver
+      }
       if !queue.isEmpty { return queue.removeFirst() }
       let roll = Int.random(in: 0..<100, using: &random)
       switch roll {
@@ -1147,6 +1158,10 @@ import UnidirectionalTestSupport
       tokens.removeValue(forKey: id)?.cancel()
     }
 
+    func cancelEveryObserver() {
+      for id in tokens.keys.sorted() { cancel(id) }
+    }
+
     func run(_ spec: Spec) {
       if StoreLockDiagnostics.isHeldByCurrentThread {
         problems.append("observer #\(spec.id) ran under a store lock")
@@ -1385,6 +1400,9 @@ import UnidirectionalTestSupport
       case .cancel(let id):
         harness.cancel(id)
         model.remove(id)
+      case .cancelEveryObserver:
+        harness.cancelEveryObserver()
+        for id in model.order { model.remove(id) }
       case .send(let action):
         harness.store.send(action)
         model.send(action)
@@ -1663,7 +1681,7 @@ import UnidirectionalTestSupport
         if case .setOptional(.none) = action { count("optional nil") }
       case .sendToRow: count("row store send")
       case .makeRowStore: count("row store")
-      case .cancel: count("cancel")
+      case .cancel, .cancelEveryObserver: count("cancel")
       }
       previous = event
     }
