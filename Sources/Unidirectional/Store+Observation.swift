@@ -172,14 +172,12 @@ extension Store {
       case .remove(let observer):
         graph.perform(.remove(observer), state: statePointer)
       case .track(let entry, let thread, let generation):
-        guard generation != current else {
-          graph.perform(.track(entry, thread: thread), state: statePointer)
-          continue
-        }
-        // An action was committed after the read, maybe after the tracking's closure ended:
-        // tell the tracking now if the value changed (or if the read could trap, without
-        // evaluating it); otherwise keep watching, from the value now.
-        if !entry.probe.isSafe || entry.probe.refreshAfterAnyAction(statePointer) {
+        // If an action was committed after the read, tell the tracking now if the value changed
+        // (or if the read could trap, without evaluating it). If the tracking is not installed
+        // yet, the registrar drops this, but `TrackingInstalls` tells it again once it is.
+        if generation != current
+          && (!entry.probe.isSafe || entry.probe.refreshAfterAnyAction(statePointer))
+        {
           entry.post()
         } else {
           graph.perform(.track(entry, thread: thread), state: statePointer)

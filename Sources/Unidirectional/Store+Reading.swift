@@ -145,16 +145,25 @@ extension Store {
   @usableFromInline
   func track(_ probe: Probe, readAt generation: UInt32) {
     let key = TrackedReadKey(key: probe.key)
-    let storeKeyPath = trackedKeyPath(for: key)
-    registrar.access(self, keyPath: storeKeyPath)
+    let storeKeyPath = TrackingInstalls.ownCall {
+      let storeKeyPath = trackedKeyPath(for: key)
+      registrar.access(self, keyPath: storeKeyPath)
+      return storeKeyPath
+    }
     let posted = UncheckedSendable(storeKeyPath)
-    let entry = TrackedReads.Entry(
-      probe: probe,
-      post: { [weak self] in
-        guard let self else { return }
+    let post: @Sendable () -> Void = { [weak self] in
+      guard let self else { return }
+      TrackingInstalls.ownCall {
         self.registrar.willSet(self, keyPath: posted.value)
         self.registrar.didSet(self, keyPath: posted.value)
-      })
+      }
+    }
+    TrackingInstalls.expect(
+      key,
+      TrackingInstalls.Pending(
+        readAt: generation, generation: { [weak self] in self?.gate.generation ?? generation },
+        post: post))
+    let entry = TrackedReads.Entry(probe: probe, post: post)
     let thread = StoreGate.currentThread
     if gate.isOwnedByCurrentThread {
       graph.perform(.track(entry, thread: thread), state: statePointer)

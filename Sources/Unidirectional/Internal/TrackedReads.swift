@@ -158,7 +158,94 @@ private struct HashNotifier: Hashable, Sendable {
 
 /// A tracked read's key path on the store, as reported to its registrar: one per distinct read,
 /// equal for equal reads, so the registrar matches a later `willSet` with the tracking's `access`.
+///
+/// Hashing it tells `TrackingInstalls`: outside the store's own calls, the registrar hashes it
+/// when it installs a tracking of the read.
 struct TrackedReadKey: Hashable, @unchecked Sendable {
   // Safe: `ReadKey` holds immutable key paths and ids that were `Sendable` where made.
   let key: ReadKey
+
+  func hash(into hasher: inout Hasher) {
+    TrackingInstalls.noteHashed(self)
+    hasher.combine(key)
+  }
+
+  static func == (lhs: Self, rhs: Self) -> Bool { lhs.key == rhs.key }
+}
+
+/// Closes the window between a tracked read and the installation of its tracking.
+///
+/// Apple's registrar installs a tracking after the tracking's closure returns, and drops a change
+/// reported before that. A read made while another thread owns the store can be overtaken by an
+/// action committed before the installation. When the registrar installs the tracking, it hashes
+/// the read's key (`TrackedReadKey`): if the store has committed an action since the read, the
+/// change is reported again, from a task (not from inside the registrar, which holds its lock).
+/// A report for an action that did not change the read only wakes the tracking once more.
+///
+/// State is per thread: a tracking reads and installs on one thread.
+enum TrackingInstalls {
+  /// A read waiting for its tracking to be installed.
+  struct Pending {
+    /// The store's generation when the read was made.
+    let readAt: UInt32
+    /// The store's generation now.
+    let generation: @Sendable () -> UInt32
+    /// Reports a change of the read to the registrar.
+    let post: @Sendable () -> Void
+  }
+
+  /// The reads of this thread waiting for their tracking to be installed; and how deep the
+  /// thread is in the store's own calls, during which hashing a key means nothing.
+  final class ThreadState {
+    var pending: [TrackedReadKey: Pending] = [:]
+    var depth = 0
+  }
+
+  /// Runs `body` (the store's own use of keys: reporting reads, caching key paths, posting
+  /// changes) without treating a hash of a key as an installation.
+  static func ownCall<Result>(_ body: () -> Result) -> Result {
+    let state = threadState
+    state.depth += 1
+    defer { state.depth -= 1 }
+    return body()
+  }
+
+  /// Expects the tracking of `key`, read on this thread, to be installed.
+  static func expect(_ key: TrackedReadKey, _ pending: Pending) {
+    ownCall {
+      let state = threadState
+      // Bounded: a tracking that is never installed leaves no more than this behind.
+      if state.pending.count >= 256 { state.pending.removeAll() }
+      state.pending[key] = pending
+    }
+  }
+
+  fileprivate static func noteHashed(_ key: TrackedReadKey) {
+    guard let slot = pthread_getspecific(threadKey) else { return }
+    let state = Unmanaged<ThreadState>.fromOpaque(slot).takeUnretainedValue()
+    guard state.depth == 0, !state.pending.isEmpty else { return }
+    guard let pending = ownCall({ state.pending.removeValue(forKey: key) }) else { return }
+    if pending.generation() != pending.readAt {
+      let post = pending.post
+      Task.detached { post() }
+    }
+  }
+
+  private static var threadState: ThreadState {
+    if let slot = pthread_getspecific(threadKey) {
+      return Unmanaged<ThreadState>.fromOpaque(slot).takeUnretainedValue()
+    }
+    let state = ThreadState()
+    pthread_setspecific(threadKey, Unmanaged.passRetained(state).toOpaque())
+    return state
+  }
+
+  private static let threadKey: pthread_key_t = {
+    var key = pthread_key_t()
+    let status = pthread_key_create(&key) { slot in
+      if let slot { Unmanaged<ThreadState>.fromOpaque(slot).release() }
+    }
+    precondition(status == 0, "Unidirectional: pthread_key_create failed (\(status))")
+    return key
+  }()
 }
