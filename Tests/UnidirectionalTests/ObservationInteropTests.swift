@@ -1,3 +1,4 @@
+import Foundation
 import Observation
 import Testing
 import Unidirectional
@@ -98,5 +99,27 @@ import UnidirectionalTestSupport
     #expect(store.observationFootprint.trackedReads == 0)
     store.send(.setCell(4, 1))
     #expect(fired.values == ["changed"])
+  }
+
+  @Test func aChangeCommittedBeforeTheTrackingIsInstalledIsHeard() {
+    // The tracking reads `title`, then, before its closure returns (and the registrar installs
+    // it), another thread commits a change of `title`: the tracking must still hear of it.
+    let store = self.store
+    let read = DispatchSemaphore(value: 0)
+    let committed = DispatchSemaphore(value: 0)
+    let heard = DispatchSemaphore(value: 0)
+    Thread {
+      withObservationTracking {
+        _ = store.title
+        read.signal()
+        committed.wait()
+      } onChange: {
+        heard.signal()
+      }
+    }.start()
+    read.wait()
+    store.send(.setTitle("changed"))
+    committed.signal()
+    #expect(heard.wait(timeout: .now() + 10) == .success, "the tracking never heard the change")
   }
 }
