@@ -1,3 +1,4 @@
+import Dispatch
 import Observation
 
 #if canImport(Glibc)
@@ -179,7 +180,8 @@ struct TrackedReadKey: Hashable, @unchecked Sendable {
 /// reported before that. A read made while another thread owns the store can be overtaken by an
 /// action committed before the installation. When the registrar installs the tracking, it hashes
 /// the read's key (`TrackedReadKey`): if the store has committed an action since the read, the
-/// change is reported again, from a task (not from inside the registrar, which holds its lock).
+/// change is reported again, from a Dispatch queue (not from inside the registrar, which holds its
+/// lock).
 /// A report for an action that did not change the read only wakes the tracking once more.
 ///
 /// State is per thread: a tracking reads and installs on one thread.
@@ -226,8 +228,8 @@ enum TrackingInstalls {
     guard state.depth == 0, !state.pending.isEmpty else { return }
     guard let pending = ownCall({ state.pending.removeValue(forKey: key) }) else { return }
     if pending.generation() != pending.readAt {
-      let post = pending.post
-      Task.detached { post() }
+      // On a Dispatch queue, not a task: the cooperative pool may be busy, even blocked.
+      DispatchQueue.global().async(execute: pending.post)
     }
   }
 
