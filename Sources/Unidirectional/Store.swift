@@ -284,14 +284,17 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   func processSlowPath(_ action: Action) -> StoreTask {
     if interceptors.isEmpty, !gate.isOwnedByCurrentThread {
       // Another thread holds the store for tens of nanoseconds per action: retrying, yielding
-      // the processor while it reduces, is far cheaper than queueing (benchmark R1). A store
-      // that is draining but not reducing (running observers or effects) may stay busy long:
-      // queue then.
-      retrying: for _ in 0..<100 {
+      // the processor and then sleeping while it reduces, is far cheaper than queueing behind it
+      // (once actions are queued, the owner drains them, and senders that find it draining
+      // would queue too: benchmark R1). A store that stays busy otherwise (running observers or
+      // effects) gets the action queued after a few tries.
+      retrying: for attempt in 0..<100 {
         if gate.tryAcquireForReducing() { return StoreTask(reduceOwned(action)) }
         switch gate.busyness {
         case .idle: continue
-        case .reducing: sched_yield()
+        case .reducing where attempt < 20: sched_yield()
+        case .reducing: gate.waitWhileReducing()
+        case .draining where attempt < 20: sched_yield()
         case .draining: break retrying
         }
       }

@@ -287,6 +287,11 @@ final class StoreGate: @unchecked Sendable {
     }
   }
 
+  /// Sleeps while the owner is reducing (for a sender that could not take the store).
+  func waitWhileReducing() {
+    wait { $0 & Bits.reducing == 0 }
+  }
+
   // MARK: Reading
 
   /// Starts a read of the state by a thread that does not own the store (or owns it but is not
