@@ -40,6 +40,9 @@ public struct Effect<Action> {
     let priority: TaskPriority?
     let operation: @Sendable (Send<Action>) async throws -> Void
     let handler: (@Sendable (any Error, Send<Action>) async -> Void)?
+    /// The dependencies in force where the effect was created, if some may be overridden there;
+    /// the effect runs with them.
+    let dependencies: DependencyValues?
     let fileID: String
     let line: UInt
   }
@@ -82,7 +85,8 @@ extension Effect {
   /// - Parameters:
   ///   - priority: The priority of the task, or `nil` for the default.
   ///   - operation: The work to do. Call `send` to feed actions back; sends made after the effect
-  ///     is cancelled are dropped.
+  ///     is cancelled are dropped. It runs with the dependencies in force where the effect is
+  ///     created, so a `withDependencies` scope around `.run` in a reducer reaches it.
   ///   - handler: Called with any error the operation throws that is not a cancellation. Without
   ///     a handler, such an error is reported to the store's issue handler (see
   ///     ``StoreIssue``), never swallowed.
@@ -101,6 +105,7 @@ extension Effect {
           priority: priority,
           operation: operation,
           handler: handler,
+          dependencies: DependencyValues.mayBeOverridden ? DependencyValues.current : nil,
           fileID: "\(fileID)",
           line: line
         )
@@ -191,6 +196,7 @@ extension Effect {
         priority: run.priority,
         operation: operationMap,
         handler: handlerMap,
+        dependencies: run.dependencies,
         fileID: run.fileID,
         line: run.line
       )

@@ -136,6 +136,23 @@ extension Store {
   /// The number of effect tasks of this store still running.
   package var runningEffectCount: Int { effects.runningCount }
 
+  /// Which effect tasks of this store are doing work (see `EffectActivity`).
+  package func waitForQuietEffects() async {
+    await effects.activity.waitUntilQuiet()
+  }
+
+  /// Waits until every effect task of this store has ended, or until `deadline`.
+  ///
+  /// - Returns: Whether every effect task has ended.
+  package func waitForEffectsToEnd(deadline: ContinuousClock.Instant) async -> Bool {
+    await effects.activity.waitUntilDone(deadline: deadline)
+  }
+
+  /// Cancels every effect of this store that is running.
+  package func cancelAllEffects() {
+    effects.cancelAll()
+  }
+
   /// Whether actions are waiting for the thread draining this root store.
   package var hasQueuedActions: Bool { gate.withLock { !pending.actions.isEmpty } }
 

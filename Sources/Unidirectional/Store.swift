@@ -165,21 +165,19 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
       onIssue: onIssue)
   }
 
-  /// Creates a store whose effects hand their actions to `effectActions` instead of reducing them,
-  /// and which runs with the dependencies in force where `send` is called, for `TestStore`.
+  /// Creates a store for `TestStore`: it runs with the dependencies in force where each action
+  /// is reduced (the test store binds its own around its reducer), and `interceptor` is told
+  /// about every action, including when it is complete.
   package convenience init<R: Reducer>(
-    initialState: State,
+    testing initialState: State,
     reducer: R,
-    onIssue: @escaping @Sendable (StoreIssue) -> Void,
-    effectActions: @escaping @Sendable (Action) -> Void
+    interceptor: StoreInterceptor<State, Action>,
+    onIssue: @escaping @Sendable (StoreIssue) -> Void
   ) where R.State == State, R.Action == Action {
     self.init(
-      root: initialState, reducer: reducer, interceptors: [], onIssue: onIssue,
+      root: initialState, reducer: reducer, interceptors: [interceptor], onIssue: onIssue,
       dependencyBinding: .never)
-    effects.connect { action in
-      effectActions(action)
-      return .none
-    }
+    effects.connect { [weak self] action in self?.process(action) ?? StoreTask(nil) }
   }
 
   /// Creates a root store, which owns its state, with the dependencies in force now. Its effects
@@ -410,6 +408,8 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     gate.endReducing()
     let newState = statePointer.pointee
     for interceptor in interceptors { interceptor.didReduce?(action, oldState, newState) }
-    return complete(effect)
+    let task = complete(effect)
+    for interceptor in interceptors { interceptor.didComplete?(task) }
+    return task
   }
 }

@@ -43,6 +43,9 @@ public struct StoreInterceptor<State, Action>: Sendable {
 
   @usableFromInline let willReduce: WillReduce?
   @usableFromInline let didReduce: DidReduce?
+  /// Called once the action's effects started and its observers ran, with the task of its
+  /// effects: for the test store, which records what each action did.
+  @usableFromInline let didComplete: (@Sendable (_ effects: Task<Void, Never>?) -> Void)?
 
   /// Creates an interceptor from the code to run before and after each action.
   ///
@@ -51,7 +54,16 @@ public struct StoreInterceptor<State, Action>: Sendable {
   ///   - didReduce: Runs after each action is reduced, before its effects start and before
   ///     observers run. Optional.
   public init(willReduce: WillReduce? = nil, didReduce: DidReduce? = nil) {
+    self.init(willReduce: willReduce, didReduce: didReduce, didComplete: nil)
+  }
+
+  /// Creates an interceptor that is also told when each action is complete.
+  package init(
+    willReduce: WillReduce?, didReduce: DidReduce?,
+    didComplete: (@Sendable (_ effects: Task<Void, Never>?) -> Void)?
+  ) {
     self.willReduce = willReduce
     self.didReduce = didReduce
+    self.didComplete = didComplete
   }
 }

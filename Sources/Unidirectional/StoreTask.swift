@@ -17,8 +17,9 @@ public struct StoreTask: Hashable, Sendable {
   @usableFromInline
   let handle: Handle
 
+  /// A task for the effects `task` runs, or for none.
   @inlinable
-  init(_ task: Task<Void, Never>?) {
+  package init(_ task: Task<Void, Never>?) {
     self.handle = task.map(Handle.task) ?? .none
   }
 

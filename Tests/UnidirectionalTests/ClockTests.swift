@@ -99,3 +99,131 @@ import UnidirectionalTestSupport
     #expect(store.state == 3)
   }
 }
+
+/// A timer that ticks every second until stopped, and a tick that starts an effect of its own:
+/// what a test clock must step through one deadline at a time.
+private struct Metronome: Reducer {
+  struct State: Equatable, Sendable {
+    var ticks: [Duration] = []
+    var echoes: [Duration] = []
+  }
+  enum Action: Sendable {
+    case start
+    case stop
+    case tick
+    case echo(Duration)
+  }
+  struct TimerID: Hashable, Sendable {}
+  let clock: TestClock
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .start:
+      return .run { send in
+        while true {
+          try await clock.sleep(for: .seconds(1))
+          await send(.tick)
+        }
+      }
+      .cancellable(id: TimerID())
+    case .stop:
+      return .cancel(id: TimerID())
+    case .tick:
+      state.ticks.append(clock.now.offset)
+      // An effect started by the tick: it must run before the clock moves on.
+      return .run { [clock] send in await send(.echo(clock.now.offset)) }
+    case .echo(let time):
+      state.echoes.append(time)
+      return .none
+    }
+  }
+}
+
+@Suite struct TestClockSteppingTests {
+  @Test func aRepeatingTimerAdvancedByFivePeriodsTicksFiveTimes() async {
+    let clock = TestClock()
+    let store = Store(initialState: Metronome.State()) { Metronome(clock: clock) }
+    store.send(.start)
+    await clock.waitForSleepers(count: 1)
+    await clock.advance(by: .seconds(5))
+    let seconds = (1...5).map { Duration.seconds($0) }
+    #expect(store.state.ticks == seconds)
+    // Each tick's own effect ran at the tick's time, before the clock moved on.
+    #expect(store.state.echoes == seconds)
+    #expect(clock.now.offset == .seconds(5))
+    await store.send(.stop).finish()
+  }
+
+  @Test func advancingBetweenDeadlinesMovesTimeWithoutWaking() async {
+    let clock = TestClock()
+    let store = Store(initialState: Metronome.State()) { Metronome(clock: clock) }
+    store.send(.start)
+    await clock.waitForSleepers(count: 1)
+    await clock.advance(by: .milliseconds(2500))
+    #expect(store.state.ticks == [.seconds(1), .seconds(2)])
+    await clock.advance(by: .milliseconds(500))
+    #expect(store.state.ticks == [.seconds(1), .seconds(2), .seconds(3)])
+    await store.send(.stop).finish()
+  }
+
+  @Test func sleepersWakeOneAtATimeInDeadlineOrder() async throws {
+    let clock = TestClock()
+    let woke = Log<String>()
+    // The second sleeper, once woken, sleeps again to a deadline before the third's: stepping
+    // must wake it in between.
+    let first = Task {
+      try await clock.sleep(for: .seconds(1))
+      woke.append("1")
+      try await clock.sleep(for: .seconds(1))
+      woke.append("2")
+    }
+    let third = Task {
+      try await clock.sleep(for: .seconds(3))
+      woke.append("3")
+    }
+    await clock.waitForSleepers(count: 2)
+    await clock.advance(by: .seconds(3))
+    try await first.value
+    try await third.value
+    #expect(woke.values == ["1", "2", "3"])
+  }
+
+  @Test func runDrainsSleepsScheduledWhileItRuns() async {
+    struct Countdown: Reducer {
+      let clock: TestClock
+      func reduce(into state: inout Int, action: Int) -> Effect<Int> {
+        state = action
+        guard action > 0 else { return .none }
+        return .run { send in
+          try await clock.sleep(for: .seconds(1))
+          await send(action - 1)
+        }
+      }
+    }
+    let clock = TestClock()
+    let store = Store(initialState: -1) { Countdown(clock: clock) }
+    let task = store.send(3)
+    await clock.waitForSleepers(count: 1)
+    await clock.run()
+    await task.finish()
+    #expect(store.state == 0)
+    #expect(clock.now.offset == .seconds(3))
+  }
+
+  @Test func runGivesUpOnATimerThatNeverStops() async {
+    let clock = TestClock()
+    let store = Store(initialState: Metronome.State()) { Metronome(clock: clock) }
+    store.send(.start)
+    await clock.waitForSleepers(count: 1)
+    let issues = Log<String>()
+    await withDependencies {
+      $0.reportIssue = { issues.append($0) }
+    } operation: {
+      await clock.run(timeout: .milliseconds(100))
+    }
+    #expect(issues.values.count == 1)
+    #expect(issues.values.first?.hasPrefix("TestClock.run() stopped after") == true)
+    #expect(store.state.ticks.count > 1)
+    await store.send(.stop).finish()
+  }
+}

@@ -35,6 +35,16 @@ private struct Reader: Reducer {
       return .run { [greeting = _greeting] send in
         await send("effect: \(greeting.wrappedValue)")
       }
+    case "scoped":
+      // An override made inside the reducer, around the effect it returns.
+      return withDependencies {
+        $0.greeting = "scoped hello"
+      } operation: {
+        .run { send in
+          @Dependency(\.greeting) var greeting
+          await send("effect: \(greeting)")
+        }
+      }
     case "date":
       state.append("date: \(date.now.timeIntervalSince1970)")
       return .none
@@ -97,6 +107,20 @@ private struct Reader: Reducer {
     }
     await store.send("read").finish()
     #expect(store.state == ["reducer: captured", "effect: captured"])
+  }
+
+  @Test func anOverrideInsideTheReducerReachesTheEffectCreatedThere() async {
+    let store = Store(initialState: [String]()) { Reader() }
+    await store.send("scoped").finish()
+    #expect(store.state == ["effect: scoped hello"])
+    // And a store with overridden dependencies of its own: the inner override still wins.
+    let captured = withDependencies {
+      $0.greeting = "captured"
+    } operation: {
+      Store(initialState: [String]()) { Reader() }
+    }
+    await captured.send("scoped").finish()
+    #expect(captured.state == ["effect: scoped hello"])
   }
 
   @Test func aDefaultStoreIgnoresOverridesInForceWhereItIsSent() async {

@@ -1,15 +1,30 @@
-/// A clock whose time moves only when a test advances it.
+/// A clock whose time moves only when a test advances it, one deadline at a time.
 ///
 /// ```swift
 /// let clock = TestClock()
-/// let task = store.send(.startTimer)       // an effect sleeps one second on `clock`
-/// await clock.waitForSleepers(count: 1)   // the effect has reached its sleep
-/// await clock.advance(by: .seconds(1))    // it wakes up
+/// let store = withDependencies { $0.continuousClock = clock } operation: {
+///   Store(initialState: Timer.State()) { Timer() }
+/// }
+/// store.send(.start)                      // an effect ticks every second on `clock`
+/// await clock.advance(by: .seconds(5))    // five ticks, each reduced before the next
 /// ```
 ///
-/// Sleepers wake in deadline order (earliest first, ties in the order they began sleeping) when
-/// `advance` reaches their deadline. A sleeping task that is cancelled wakes at once with
-/// `CancellationError`. Nothing here polls or yields: waiting is done with continuations.
+/// ## Stepping
+///
+/// ``advance(by:)`` and ``advance(to:)`` do not jump: they wake the sleepers whose deadlines
+/// fall in the interval one at a time, in deadline order (ties in the order they began
+/// sleeping), setting ``now`` to each deadline. After waking a sleeper that belongs to a store's
+/// effect, the clock waits until that store's effects are quiet (every effect task is asleep on
+/// a test clock, waiting for another effect, or ended) so that the actions the sleeper sends,
+/// and the effects those start, are reduced before time moves on. A sleep that an effect begins
+/// meanwhile, with a deadline still in the interval, is woken in its turn: a repeating timer
+/// advanced by five periods ticks five times.
+///
+/// An effect that waits on something other than a test clock (an `AsyncStream`, a socket) is
+/// not quiet; the clock moves on once nothing has changed for 50 ms. Tasks that an effect
+/// creates itself (task groups, `async let`) are followed through their sleeps only.
+///
+/// A sleeping task that is cancelled wakes at once with `CancellationError`.
 ///
 /// States of a sleeper: registered (in `sleepers`, time not reached) → resumed (removed, by
 /// `advance` or by cancellation).
@@ -21,6 +36,8 @@ public final class TestClock: Clock, Sendable {
     let id: UInt64
     let deadline: Instant
     let continuation: CheckedContinuation<Void, any Error>
+    /// The activity of the store whose effect sleeps, counted as parked while it sleeps.
+    let activity: EffectActivity?
   }
 
   private struct Storage {
@@ -35,6 +52,24 @@ public final class TestClock: Clock, Sendable {
       let ready = sleeperWaiters.filter { $0.count <= count }.map(\.continuation)
       sleeperWaiters.removeAll { $0.count <= count }
       return ready
+    }
+
+    /// Removes and returns the earliest sleeper due at `instant`, moving `now` to its deadline.
+    mutating func takeNextSleeper(dueAt instant: Instant) -> Sleeper? {
+      var next: Int?
+      for index in sleepers.indices where sleepers[index].deadline <= instant {
+        if let best = next,
+          (sleepers[best].deadline, sleepers[best].id)
+            <= (sleepers[index].deadline, sleepers[index].id)
+        {
+          continue
+        }
+        next = index
+      }
+      guard let next else { return nil }
+      let sleeper = sleepers.remove(at: next)
+      now = Swift.max(now, sleeper.deadline)
+      return sleeper
     }
   }
 
@@ -61,6 +96,7 @@ public final class TestClock: Clock, Sendable {
   /// - Throws: `CancellationError` if the task is cancelled, before or during the sleep.
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
+    let activity = EffectActivity.current
     let id = storage.withLock { storage in
       defer { storage.nextID += 1 }
       return storage.nextID
@@ -71,7 +107,10 @@ public final class TestClock: Clock, Sendable {
         let (resumeNow, waiters) = storage.withLock {
           storage -> (Bool, [CheckedContinuation<Void, Never>]) in
           guard deadline > storage.now else { return (true, []) }
-          storage.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+          storage.sleepers.append(
+            Sleeper(id: id, deadline: deadline, continuation: continuation, activity: activity))
+          // Counted under the clock's lock, so `advance` cannot resume it before it is parked.
+          activity?.parked()
           return (false, storage.takeSatisfiedWaiters())
         }
         if resumeNow { continuation.resume() }
@@ -82,13 +121,17 @@ public final class TestClock: Clock, Sendable {
         guard let index = storage.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
         return storage.sleepers.remove(at: index)
       }
-      sleeper?.continuation.resume(throwing: CancellationError())
+      if let sleeper {
+        sleeper.activity?.resumed()
+        sleeper.continuation.resume(throwing: CancellationError())
+      }
     }
   }
 
   /// Waits until at least `count` tasks are sleeping on this clock.
   ///
-  /// Use it before `advance` so that an effect that was just started has reached its sleep.
+  /// Rarely needed: a test store's `send` returns once the effects it started are quiet, and
+  /// `advance` first lets the effects of the stores sleeping on it become quiet.
   public func waitForSleepers(count: Int = 1) async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       let ready = storage.withLock { storage -> Bool in
@@ -100,28 +143,72 @@ public final class TestClock: Clock, Sendable {
     }
   }
 
-  /// Moves time forward by `duration`, waking every sleeper whose deadline it reaches, in
-  /// deadline order.
+  /// Moves time forward by `duration`, waking every sleeper whose deadline the interval reaches,
+  /// one at a time in deadline order (see "Stepping" above).
+  ///
+  /// - Parameter duration: How far to move; by default zero, which wakes only sleepers that are
+  ///   due now.
   public func advance(by duration: Duration = .zero) async {
     await advance(to: now.advanced(by: duration))
   }
 
-  /// Moves time forward to `instant` (never backward), waking due sleepers in deadline order.
+  /// Moves time forward to `instant` (never backward), waking every sleeper due by then, one at
+  /// a time in deadline order, and letting the effects of its store become quiet after each.
+  ///
+  /// - Parameter instant: The time to move to.
   public func advance(to instant: Instant) async {
-    let due = storage.withLock { storage -> [Sleeper] in
-      storage.now = Swift.max(storage.now, instant)
-      let now = storage.now
-      let due = storage.sleepers.filter { $0.deadline <= now }
-        .sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
-      storage.sleepers.removeAll { $0.deadline <= now }
-      return due
+    await waitForSleepingStoresToBeQuiet()
+    while let sleeper = storage.withLock({ $0.takeNextSleeper(dueAt: instant) }) {
+      await wake(sleeper)
     }
-    for sleeper in due { sleeper.continuation.resume() }
+    storage.withLock { $0.now = Swift.max($0.now, instant) }
   }
 
-  /// Advances to the latest deadline of the current sleepers, waking all of them in order.
-  public func run() async {
-    let last = storage.withLock { $0.sleepers.map(\.deadline).max() }
-    if let last { await advance(to: last) }
+  /// Wakes sleepers in deadline order until none is left, moving time to each deadline.
+  ///
+  /// A timer that never stops would make this run forever; it gives up after `timeout` of wall
+  /// time, reporting the problem through the dependencies' `reportIssue` (a test failure inside
+  /// a test store's effects, a line on standard error otherwise).
+  ///
+  /// - Parameter timeout: The wall-clock limit. Default: five seconds.
+  public func run(timeout: Duration = .seconds(5)) async {
+    await waitForSleepingStoresToBeQuiet()
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while let sleeper = storage.withLock({ storage -> Sleeper? in
+      storage.takeNextSleeper(dueAt: Instant(offset: .seconds(Int64.max / 2)))
+    }) {
+      await wake(sleeper)
+      if ContinuousClock.now >= deadline {
+        DependencyValues.current.reportIssue(
+          """
+          TestClock.run() stopped after \(timeout): sleepers keep being scheduled (a timer that \
+          never stops?). Advance by a duration instead, or stop the timer first.
+          """)
+        return
+      }
+    }
+  }
+
+  /// Resumes one sleeper and waits until the effects of its store are quiet again.
+  private func wake(_ sleeper: Sleeper) async {
+    sleeper.activity?.resumed()
+    sleeper.continuation.resume()
+    if let activity = sleeper.activity {
+      await activity.waitUntilQuiet()
+    } else {
+      // A sleeper outside any store's effect: give it a chance to run before time moves on.
+      for _ in 0..<10 { await Task.yield() }
+    }
+  }
+
+  /// Lets effects of the stores that sleep here, started meanwhile, reach their sleeps.
+  private func waitForSleepingStoresToBeQuiet() async {
+    let activities = storage.withLock { storage in
+      storage.sleepers.compactMap(\.activity)
+    }
+    var seen: Set<ObjectIdentifier> = []
+    for activity in activities where seen.insert(ObjectIdentifier(activity)).inserted {
+      await activity.waitUntilQuiet()
+    }
   }
 }

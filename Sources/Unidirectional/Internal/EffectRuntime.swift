@@ -37,6 +37,9 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// Signalled whenever an effect task ends, for ``waitForRunningEffects(timeout:)``.
   private let idle = IdleSignal()
 
+  /// Which effect tasks are doing work, for test clocks and test stores that wait for quiet.
+  let activity = EffectActivity()
+
   /// Where failures go.
   let reportIssue: @Sendable (StoreIssue) -> Void
 
@@ -153,9 +156,10 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       // Created under the lock so that the task cannot finish (and unregister) before it is
       // registered; its `finished` call waits for this lock.
       let task = Task(priority: priority) {
-        await operation()
+        await EffectActivity.$current.withValue(self.activity, operation: operation)
         self.finished(taskID, cancelIDs: cancelIDs)
       }
+      activity.taskBegan()
       storage.running[taskID] = task
       for id in cancelIDs { storage.tasksByCancelID[id, default: []].insert(taskID) }
       return task
@@ -172,6 +176,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       }
     }
     idle.signal()
+    activity.taskEnded()
   }
 
   /// Blocks the calling thread until no effect task is running or `timeout` has passed.
@@ -198,9 +203,15 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     case .run(let run):
       await perform(run)
     case .merge(let effects):
-      await withTaskGroup(of: Void.self) { group in
-        for effect in effects {
-          group.addTask { await self.perform(effect) }
+      await activity.parking {
+        await withTaskGroup(of: Void.self) { group in
+          for effect in effects {
+            activity.taskBegan()
+            group.addTask {
+              await self.perform(effect)
+              self.activity.taskEnded()
+            }
+          }
         }
       }
     case .concatenate(let effects):
@@ -219,15 +230,27 @@ final class EffectRuntime<Action: Sendable>: Sendable {
 
   /// Waits for `tasks`, passing this task's cancellation on to them (they are not children).
   private func awaitAll(_ tasks: [Task<Void, Never>]) async {
-    await withTaskCancellationHandler {
-      for task in tasks { await task.value }
-    } onCancel: {
-      for task in tasks { task.cancel() }
+    guard !tasks.isEmpty else { return }
+    await activity.parking {
+      await withTaskCancellationHandler {
+        for task in tasks { await task.value }
+      } onCancel: {
+        for task in tasks { task.cancel() }
+      }
     }
   }
 
   private func perform(_ run: Effect<Action>.Run) async {
-    let send = self.send
+    // The dependencies in force where the effect was created (a `withDependencies` scope inside
+    // a reducer), when they may differ from the ones this task inherited.
+    if let dependencies = run.dependencies {
+      await DependencyValues.$current.withValue(dependencies) { await perform(run, send: send) }
+    } else {
+      await perform(run, send: send)
+    }
+  }
+
+  private func perform(_ run: Effect<Action>.Run, send: Send<Action>) async {
     do {
       try await run.operation(send)
     } catch {
@@ -309,6 +332,15 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       return ids.flatMap { id in
         (storage.tasksByCancelID.removeValue(forKey: id) ?? []).compactMap { storage.running[$0] }
       }
+    }
+    for task in tasks { task.cancel() }
+  }
+
+  /// Cancels every running effect task.
+  func cancelAll() {
+    let tasks = storage.withLock { storage in
+      storage.tasksByCancelID = [:]
+      return Array(storage.running.values)
     }
     for task in tasks { task.cancel() }
   }

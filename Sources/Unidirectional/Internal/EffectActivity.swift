@@ -1,0 +1,101 @@
+/// Counts the effect tasks of one store that are doing work, so that a ``TestClock`` (and a test
+/// store) can wait for them to be quiet before moving time on.
+///
+/// A task is *counted* while it runs effect code: every task the ``EffectRuntime`` starts, and
+/// every child it runs the parts of a `.merge` in. A counted task is *active* unless it is
+/// parked: asleep on a test clock, or waiting for other counted tasks. The store's effects are
+/// *quiet* when no counted task is active: everything they will do next waits for the clock,
+/// for a test, or for something outside the store.
+///
+/// Tasks that effect code creates itself (a task group or `async let` inside a `.run`) are not
+/// counted: they inherit the activity, so their sleeps on a test clock are counted as parking
+/// and resuming. When several of them sleep at once, the count can read quiet while one of them
+/// runs; `waitUntilQuiet` then returns early, as it does after its settle time when a counted
+/// task waits on something else (an `AsyncStream`, a socket).
+///
+/// Each counted task runs with its store's activity as ``current`` (a task-local), which is how
+/// a test clock finds the activity of a sleeper.
+final class EffectActivity: Sendable {
+  /// The activity of the effect the current task runs, if any.
+  @TaskLocal static var current: EffectActivity?
+
+  private struct Counts {
+    /// Counted tasks that have not ended.
+    var tasks = 0
+    /// Counted tasks that are neither parked nor ended (may go below zero for the uncounted
+    /// tasks described above, which park without having been counted).
+    var active = 0
+  }
+
+  private let counts = Locked(Counts())
+  private let changes = ChangeSignal()
+
+  init() {}
+
+  /// The number of counted tasks that have not ended.
+  var taskCount: Int { counts.withLock { $0.tasks } }
+
+  /// Whether no counted task is active.
+  var isQuiet: Bool { counts.withLock { $0.active <= 0 } }
+
+  /// A counted task was created (it starts active).
+  func taskBegan() { update(tasks: 1, active: 1) }
+
+  /// A counted task ended (it was active).
+  func taskEnded() { update(tasks: -1, active: -1) }
+
+  /// The current task parked (asleep on a test clock, or waiting for counted tasks).
+  func parked() { update(tasks: 0, active: -1) }
+
+  /// A parked task was made runnable again.
+  func resumed() { update(tasks: 0, active: 1) }
+
+  /// Runs `body`, counting the current task as parked meanwhile: for a counted task that only
+  /// waits for other counted tasks.
+  func parking<R>(_ body: () async -> R) async -> R {
+    parked()
+    defer { resumed() }
+    return await body()
+  }
+
+  private func update(tasks: Int, active: Int) {
+    counts.withLock { counts in
+      counts.tasks += tasks
+      counts.active += active
+    }
+    changes.signal()
+  }
+
+  // MARK: Waiting
+
+  /// Returns once no counted task is active, or once nothing has changed for `settle` (a task
+  /// waits on something other than a test clock), whichever comes first.
+  func waitUntilQuiet(settle: Duration = EffectActivity.settleTime) async {
+    await wait(settle: settle) { $0.active <= 0 }
+  }
+
+  /// Returns once every counted task has ended, or at `deadline`.
+  ///
+  /// - Returns: Whether every counted task has ended.
+  func waitUntilDone(deadline: ContinuousClock.Instant) async -> Bool {
+    while true {
+      let remaining = ContinuousClock.now.duration(to: deadline)
+      if remaining <= .zero { return taskCount == 0 }
+      await wait(settle: remaining) { $0.tasks <= 0 }
+      if taskCount == 0 { return true }
+    }
+  }
+
+  /// How long `waitUntilQuiet` waits without any change before it decides that the active tasks
+  /// are waiting on something outside the store.
+  static let settleTime = Duration.milliseconds(50)
+
+  /// Waits until `isDone` holds, or until nothing changes for `settle`.
+  private func wait(settle: Duration, until isDone: (Counts) -> Bool) async {
+    while true {
+      let seen = changes.generation
+      if isDone(counts.withLock { $0 }) { return }
+      guard await changes.wait(past: seen, timeout: settle) else { return }
+    }
+  }
+}
