@@ -12,23 +12,29 @@ import Unidirectional
 /// }
 /// ```
 ///
-/// A test store runs the real `Store` machinery (the same reducer, effect and observation
-/// code as production) with one difference: actions that effects feed back are not reduced
-/// when they arrive, but queued until the test receives them with
-/// `receive(_:timeout:fires:assert:)`, so each step's assertion shows exactly that step's change.
+/// A test store runs the real `Store` (the same reducer, effect and observation code as
+/// production) and reduces every action exactly when the store would: an action an effect sends
+/// is reduced at once, in the same order as in production. The test store records what each
+/// action did (the states before and after, the observers it fired, its effects) and each step
+/// asserts one action's record: `send(_:fires:assert:)` the action it sends,
+/// `receive(_:timeout:fires:assert:)` the next action an effect fed back.
 ///
 /// Failures are recorded with `Issue.record` inside a Swift Testing test and with `XCTFail`
-/// under XCTest, at the line of the step. Exhaustive by default (see ``exhaustivity``): at the
-/// end of the test (``finish(timeout:fileID:filePath:line:column:)``, or when the test store is
-/// released) every action must have been received and every effect must have finished.
+/// under XCTest, at the line of the step, one failure per mistake. Exhaustive by default (see
+/// ``exhaustivity``): at the end of the test (``finish(timeout:fileID:filePath:line:column:)``,
+/// or when the test store is released) the test store first waits for effects still running,
+/// then requires that every action was received and every effect has finished.
 ///
 /// Drive a test store from one task at a time, awaiting each step.
 public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sendable {
-  let store: Store<State, Action>
-  let received = ReceivedActions<Action>()
+  let store: Store<State, TestStoreAction<Action>>
+  /// A child store over the whole state that observers read through: the store's actions are
+  /// marked with their origin, the observers' API is in the feature's own actions.
+  let view: Store<State, Action>
+  let reduced = ReducedActions<State, Action>()
   let settings: Locked<Settings>
-  let observers = Locked(Observers())
-  let effects = Locked(Effects())
+  let observers = Locked<[String: ObservationToken]>([:])
+  let progress: Locked<Progress>
   /// The location of the step in progress: failures found outside a step's own checks
   /// (dependencies without test values, effects that threw) are recorded there.
   let currentLocation: Locked<TestSourceLocation>
@@ -40,20 +46,16 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
     var dependencies: DependencyValues
   }
 
-  struct Observers {
-    var tokens: [String: ObservationToken] = [:]
-    /// Names of the observers that ran in the current step, in order.
-    var fired: [String] = []
-  }
-
-  struct Effects {
-    struct Step {
-      let task: StoreTask
-      let location: TestSourceLocation
-    }
-    var nextID = 0
-    /// Steps whose effects have not been seen to finish, by step number.
-    var running: [Int: Step] = [:]
+  struct Progress {
+    var nextStep: UInt64 = 0
+    var isFinished = false
+    /// The state after the last action the test asserted or skipped: the state an exhaustive
+    /// `assert` starts from.
+    var assertedState: State
+    var nextEffectsID = 0
+    /// Effects of asserted actions that have not been seen to finish, by id, with the line of
+    /// the step that asserted the action.
+    var runningEffects: [Int: (effects: StoreTask, location: TestSourceLocation)] = [:]
   }
 
   /// Creates a test store.
@@ -85,49 +87,43 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
       TestFailure.record(message, at: currentLocation.withLock { $0 })
     }
     prepareDependencies(&dependencies)
+    let settings = Locked(Settings(dependencies: dependencies))
+    let reduced = self.reduced
     self.creationLocation = location
     self.currentLocation = currentLocation
-    self.settings = Locked(Settings(dependencies: dependencies))
-    let received = self.received
-    self.store = DependencyValues.$current.withValue(dependencies) {
-      Store(
-        initialState: initialState,
-        reducer: reducer(),
-        onIssue: { issue in
-          TestFailure.record(issue.description, at: currentLocation.withLock { $0 })
+    self.settings = settings
+    self.progress = Locked(Progress(assertedState: initialState))
+    self.store = Store(
+      testing: initialState,
+      reducer: TestReducer(base: reducer(), dependencies: { settings.withLock(\.dependencies) }),
+      interceptor: StoreInterceptor(
+        willReduce: nil,
+        didReduce: { action, before, after in
+          reduced.didReduce(action, before: before, after: after)
         },
-        effectActions: { action in received.deliver(action) })
-    }
+        didComplete: { effects in reduced.didComplete(effects) }),
+      onIssue: { issue in
+        TestFailure.record(issue.description, at: currentLocation.withLock { $0 })
+      })
+    self.view = store.scope(state: \.self, action: { TestStoreAction.received($0) })
   }
 
   deinit {
-    guard case .on = exhaustivity else { return }
-    let unreceived = received.removeAll()
+    guard !progress.withLock(\.isFinished), case .on = exhaustivity else { return }
+    // Let effects that are ending right now end (this cannot `await`: it blocks, at most for
+    // `timeout`), then report what is left, in the order `finish()` does.
+    let stillRunning = store.waitForRunningEffects(timeout: timeout)
+    if stillRunning > 0 {
+      reportRunningEffects(waited: timeout, fallback: creationLocation)
+    }
+    let unreceived = reduced.takeReceived()
     if !unreceived.isEmpty {
       TestFailure.record(
         TestFailure.message(
           "The store received \(unreceived.count) unexpected action(s) by the end of the test:",
-          listing: unreceived),
+          listing: unreceived.map(\.action)),
         at: creationLocation)
     }
-    // Effects whose last action was just received may be returning on another thread right
-    // now: give them a moment (this wait ends as soon as they are done).
-    guard store.waitForRunningEffects(timeout: .milliseconds(100)) > 0 else { return }
-    for step in effects.withLock({
-      $0.running.values.sorted { $0.location.line < $1.location.line }
-    }) {
-      TestFailure.record(Self.stillRunningMessage, at: step.location)
-    }
-  }
-
-  static var stillRunningMessage: String {
-    """
-    An effect returned for this action is still running. It must finish before the end of the \
-    test.
-
-    Receive its actions and let it end (for example by advancing a TestClock), cancel it with an \
-    action, call 'skipInFlightEffects()', or make the test non-exhaustive.
-    """
   }
 
   // MARK: Settings
@@ -154,7 +150,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
     set { settings.withLock { $0.dependencies = newValue } }
   }
 
-  /// The current state.
+  /// The current state of the store: the state after every action it has reduced, including
+  /// actions effects fed back that the test has not received yet.
   public var state: State { store.untrackedState }
 
   /// Runs `operation` with ``exhaustivity`` set to `exhaustivity`, then restores it.

@@ -182,7 +182,7 @@ import UnidirectionalTesting
     #expect(failures.map(\.line) == lines)
     #expect(
       failures.allSatisfy {
-        $0.headline.hasPrefix("An effect returned for this action is still running.")
+        $0.headline.hasPrefix("An effect is still running after waiting 0.01 seconds")
       })
   }
 
@@ -190,12 +190,13 @@ import UnidirectionalTesting
     var line = 0
     let failures = await recordedFailures {
       let store = TestStore(initialState: Feature.State()) { Feature() }
+      store.timeout = .milliseconds(10)
       line = #line + 1
       await store.send(.neverEnding)
     }
     #expect(failures.map(\.line) == [line])
     #expect(
-      failures.first?.headline.hasPrefix("An effect returned for this action is still running.")
+      failures.first?.headline.hasPrefix("An effect is still running after waiting 0.01 seconds")
         == true)
   }
 

@@ -39,11 +39,13 @@ enum TestFailure {
 
   /// A headline followed by a blank line and `values`, each dumped and indented.
   static func message(_ headline: String, listing values: [Any]) -> String {
-    let body = values.map { value in
-      ValueDump.dump(value).split(separator: "\n", omittingEmptySubsequences: false)
-        .map { "    " + $0 }.joined(separator: "\n")
-    }
-    return ([headline, ""] + body).joined(separator: "\n")
+    ([headline, ""] + values.map(indented)).joined(separator: "\n")
+  }
+
+  /// The dump of `value`, indented by four spaces.
+  static func indented(_ value: Any) -> String {
+    ValueDump.dump(value).split(separator: "\n", omittingEmptySubsequences: false)
+      .map { "    " + $0 }.joined(separator: "\n")
   }
 }
 

@@ -1,0 +1,130 @@
+import Unidirectional
+
+extension TestStore {
+  /// Ends the test: waits for every effect to finish, then asserts that every action they fed
+  /// back was received.
+  ///
+  /// Effects still running after `timeout` (default ``timeout``) fail the test, one failure at
+  /// the line of each step whose action started them (when exhaustive), and are cancelled.
+  /// Actions received after the last assertion then fail the test at this line. Steps after
+  /// `finish` fail.
+  ///
+  /// - Parameters:
+  ///   - timeout: How long to wait for effects to finish.
+  ///   - fileID: The file of the call, where failures are reported (filled in for you).
+  ///   - filePath: The full path of that file (filled in for you).
+  ///   - line: The line of the call (filled in for you).
+  ///   - column: The column of the call (filled in for you).
+  nonisolated(nonsending) public func finish(
+    timeout: Duration? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = TestSourceLocation(
+      fileID: fileID, filePath: filePath, line: line, column: column)
+    let timeout = timeout ?? self.timeout
+    guard !progress.withLock(\.isFinished) else { return }
+    currentLocation.withLock { $0 = location }
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    if await !store.waitForEffectsToEnd(deadline: deadline) {
+      if isExhaustive {
+        reportRunningEffects(waited: timeout, fallback: location)
+      } else {
+        skipped("Effects were still running after \(timeout); they were cancelled.", at: location)
+      }
+      store.cancelAllEffects()
+      _ = await store.waitForEffectsToEnd(deadline: ContinuousClock.now.advanced(by: timeout))
+    }
+    await reduced.waitForActionInProgress(deadline: ContinuousClock.now.advanced(by: timeout))
+    progress.withLock { $0.isFinished = true }
+    let unreceived = reduced.takeReceived()
+    guard !unreceived.isEmpty else { return }
+    let headline = "The store received \(unreceived.count) unexpected action(s):"
+    if isExhaustive {
+      TestFailure.record(
+        TestFailure.message(headline, listing: unreceived.map(\.action)), at: location)
+    } else {
+      skipped(headline, listing: unreceived.map(\.action), at: location)
+    }
+  }
+
+  /// Accepts every action effects have fed back so far without asserting anything about them.
+  ///
+  /// First lets the effects become quiet (see ``send(_:fires:assert:fileID:filePath:line:column:)``),
+  /// so that actions they are about to send are skipped too. With
+  /// `.off(showSkippedAssertions: true)`, the skipped actions are shown as a known issue.
+  ///
+  /// - Parameters:
+  ///   - fileID: The file of the call, where failures are reported (filled in for you).
+  ///   - filePath: The full path of that file (filled in for you).
+  ///   - line: The line of the call (filled in for you).
+  ///   - column: The column of the call (filled in for you).
+  nonisolated(nonsending) public func skipReceivedActions(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = TestSourceLocation(
+      fileID: fileID, filePath: filePath, line: line, column: column)
+    await store.waitForQuietEffects()
+    let skippedRecords = reduced.takeReceived()
+    guard let last = skippedRecords.last else { return }
+    progress.withLock { $0.assertedState = last.after }
+    skipped(
+      "\(skippedRecords.count) received action(s) were skipped:",
+      listing: skippedRecords.map(\.action), at: location)
+  }
+
+  /// Cancels every effect still running and waits for them to end, so that the end of the test
+  /// does not require them to finish.
+  ///
+  /// - Parameters:
+  ///   - fileID: The file of the call, where failures are reported (filled in for you).
+  ///   - filePath: The full path of that file (filled in for you).
+  ///   - line: The line of the call (filled in for you).
+  ///   - column: The column of the call (filled in for you).
+  nonisolated(nonsending) public func skipInFlightEffects(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = TestSourceLocation(
+      fileID: fileID, filePath: filePath, line: line, column: column)
+    let count = store.runningEffectCount
+    store.cancelAllEffects()
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    if await !store.waitForEffectsToEnd(deadline: deadline) {
+      TestFailure.record(
+        "Effects did not end within \(timeout) of being cancelled: they ignore cancellation.",
+        at: location)
+    }
+    progress.withLock { $0.runningEffects = [:] }
+    if count > 0 { skipped("\(count) effect(s) in flight were cancelled.", at: location) }
+  }
+
+  /// Fails the test once for each asserted step whose effects are still running (or once at
+  /// `fallback` if the running effects belong to no asserted step).
+  func reportRunningEffects(waited: Duration, fallback: TestSourceLocation) {
+    let message = """
+      An effect is still running after waiting \(waited) at the end of the test. It must finish \
+      before the test ends.
+
+      Receive its actions and let it end (for example by advancing a TestClock), cancel it with \
+      an action, call 'skipInFlightEffects()', or make the test non-exhaustive.
+      """
+    let steps = progress.withLock { progress in
+      defer { progress.runningEffects = [:] }
+      return progress.runningEffects.sorted { $0.key < $1.key }.map(\.value.location)
+    }
+    if steps.isEmpty {
+      TestFailure.record(message, at: fallback)
+    }
+    for location in steps {
+      TestFailure.record(message, at: location)
+    }
+  }
+}
