@@ -228,7 +228,8 @@ extension Effect {
     Self(
       .issue(
         StoreIssue(
-          kind: .actionWithoutState(action: "\(action)", state: state), fileID: fileID, line: line))
+          kind: .actionWithoutState(action: ValueDump.line(action), state: state),
+          fileID: fileID, line: line))
     )
   }
 

@@ -35,7 +35,7 @@ where Child.State: Sendable {
           .cancellable(id: cancelID)
       } else {
         childEffect = .actionWithoutState(
-          action, state: "the optional \(String(reflecting: Child.State.self))", fileID: fileID,
+          action, state: "the optional \(ValueDump.typeName(Child.State.self))", fileID: fileID,
           line: line)
       }
     }

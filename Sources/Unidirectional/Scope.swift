@@ -82,7 +82,7 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
     case .casePath(let casePath):
       guard var childState = casePath.extract(parent) else {
         let state =
-          "case \(String(reflecting: Child.State.self)) of \(String(reflecting: ParentState.self))"
+          "case \(ValueDump.typeName(Child.State.self)) of \(ValueDump.typeName(ParentState.self))"
         return .actionWithoutState(action, state: state, fileID: fileID, line: line)
       }
       let effect = child.reduce(into: &childState, action: childAction)

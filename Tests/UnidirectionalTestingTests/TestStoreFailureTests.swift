@@ -242,3 +242,139 @@ import UnidirectionalTesting
       ])
   }
 }
+
+/// A parent with an optional child, for the message about a child that is absent.
+private struct Parent: Reducer {
+  struct Child: Reducer {
+    struct State: Equatable, Sendable { var value = 0 }
+    enum Action: Equatable, Sendable { case bump }
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      state.value += 1
+      return .none
+    }
+  }
+  struct State: Equatable, Sendable { var child: Child.State? }
+  enum Action: Equatable, Sendable { case child(Child.Action) }
+
+  var body: some Reducer<State, Action> {
+    EmptyReducer()
+      .ifLet(\.child, action: CasePath(Action.child) { if case .child(let a) = $0 { a } else { nil } }) {
+        Child()
+      }
+  }
+}
+
+/// Failures added for the test store's parity with production.
+@Suite struct TestStoreEndAndStepFailureTests {
+  @Test func anActionAnEffectSendsLateIsReportedByFinish() async {
+    // The effect sends after a short wall-clock wait: `finish` must wait for it before
+    // checking for unreceived actions.
+    struct Late: Reducer {
+      func reduce(into state: inout Int, action: Bool) -> Effect<Bool> {
+        guard action else {
+          state += 1
+          return .none
+        }
+        return .run { send in
+          try await Task.sleep(for: .milliseconds(50))
+          await send(false)
+        }
+      }
+    }
+    var line = 0
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: 0) { Late() }
+      await store.send(true)
+      line = #line + 1
+      await store.finish()
+    }
+    #expect(failures.map(\.headline) == ["The store received 1 unexpected action(s):"])
+    #expect(failures.first?.line == line)
+  }
+
+  @Test func anUnexpectedActionThatChangesStateIsOneFailure() async {
+    var line = 0
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      await store.send(.factButtonTapped)
+      line = #line + 1
+      await store.receive(.tick)
+      await store.finish()
+    }
+    #expect(failures.count == 1)
+    #expect(failures.first?.line == line)
+    #expect(
+      failures.first?.message == """
+        Received an unexpected action:
+
+          − Feature.Action.tick
+          + Feature.Action.factResponse("0 is a test number.")
+
+        (Expected: −, Actual: +)
+        """)
+  }
+
+  @Test func aPayloadThatDiffersIsShownAsADiff() async {
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      await store.send(.factButtonTapped)
+      await store.receive(.factResponse, "0 is a number.") { $0.fact = "0 is a number." }
+    }
+    #expect(failures.count == 1)
+    #expect(failures.first?.headline == "Received an unexpected action:")
+    #expect(failures.first?.message.contains("− Feature.Action.factResponse(\"0 is a number.\")") == true)
+    #expect(
+      failures.first?.message.contains("+ Feature.Action.factResponse(\"0 is a test number.\")")
+        == true)
+  }
+
+  @Test func anActionForAnAbsentChildNamesTheChildAndTheAction() async {
+    var line = 0
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Parent.State()) { Parent() }
+      line = #line + 1
+      await store.send(.child(.bump))
+    }
+    #expect(failures.count == 1)
+    #expect(failures.first?.line == line)
+    #expect(
+      failures.first?.message.contains(
+        "received Parent.Action.child(Parent.Child.Action.bump) while the optional "
+          + "Parent.Child.State was absent") == true)
+  }
+
+  @Test func sendingAfterFinishFails() async {
+    var line = 0
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      await store.finish()
+      line = #line + 1
+      await store.send(.increment) { $0.count = 1 }
+      #expect(store.state.count == 0)
+    }
+    #expect(failures.map(\.headline) == ["Sent an action after the test store finished:"])
+    #expect(failures.first?.line == line)
+  }
+
+  @Test func anAssertionOfTheStateThatDoesNotMatch() async {
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      await store.send(.increment) { $0.count = 1 }
+      store.assert { $0.count = 2 }
+    }
+    #expect(failures.map(\.headline) == ["State does not match expectation:"])
+    #expect(failures.first?.message.contains("−   count: 2,") == true)
+  }
+
+  @Test func assertingTheStateWithActionsLeftToReceive() async {
+    let failures = await recordedFailures {
+      let store = TestStore(initialState: Feature.State()) { Feature() }
+      await store.send(.factButtonTapped)
+      store.assert { $0.fact = "0 is a test number." }
+    }
+    #expect(
+      failures.map(\.headline) == [
+        "Must handle 1 received action(s) before asserting the state:"
+      ])
+  }
+}

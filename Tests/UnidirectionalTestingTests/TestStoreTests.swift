@@ -90,7 +90,7 @@ import UnidirectionalTesting
     await store.finish()
   }
 
-  @Test func skipReceivedActionsReducesThem() async {
+  @Test func skipReceivedActionsAcceptsThem() async {
     let store = TestStore(initialState: Feature.State()) { Feature() }
     await store.send(.factButtonTapped).finish()
     await store.skipReceivedActions()

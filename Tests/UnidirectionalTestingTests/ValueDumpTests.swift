@@ -148,7 +148,7 @@ import UnidirectionalTesting
       }
       await store.send(2)
     }
-    #expect(failures.first?.message.contains("  +   [1]: Row(") == true)
+    #expect(failures.first?.message.contains("  +   [1]: ValueDumpTests.Row(") == true)
   }
 
   @Test func longRunsOfUnchangedLinesAreCollapsed() async {

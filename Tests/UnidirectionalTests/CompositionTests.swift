@@ -236,7 +236,7 @@ extension CasePath where Root == ModeFeature.Action {
     #expect(store.state == .viewing)
     #expect(issues.values.count == 1)
     #expect(
-      issues.values.first?.contains("DetailFeature.State of UnidirectionalTests.ModeFeature.State")
+      issues.values.first?.contains("DetailFeature.State of ModeFeature.State")
         == true)
   }
 }

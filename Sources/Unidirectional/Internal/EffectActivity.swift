@@ -50,13 +50,8 @@ final class EffectActivity: Sendable {
   /// A parked task was made runnable again.
   func resumed() { update(tasks: 0, active: 1) }
 
-  /// Runs `body`, counting the current task as parked meanwhile: for a counted task that only
-  /// waits for other counted tasks.
-  func parking<R>(_ body: () async -> R) async -> R {
-    parked()
-    defer { resumed() }
-    return await body()
-  }
+  /// The ending of a child that a waiting parent is active again for, in one step.
+  private func childEndedResumingParent() { update(tasks: -1, active: 0) }
 
   private func update(tasks: Int, active: Int) {
     counts.withLock { counts in
@@ -64,6 +59,60 @@ final class EffectActivity: Sendable {
       counts.active += active
     }
     changes.signal()
+  }
+
+  /// Counts a task that waits for counted tasks it started (its children) as parked while it
+  /// waits, and active again from the moment the last child ends.
+  ///
+  /// Were the parent counted active again only once it resumes, the activity would read quiet
+  /// between the last child's end and that resumption, and a test clock would move on while the
+  /// parent is about to run. Here the last child's end hands its count to the parent instead.
+  ///
+  /// States: children running, parent not waiting → parent waiting (parked; only if a child is
+  /// still running) → last child ended (the parent is active: the child's count is its own).
+  final class Join: Sendable {
+    private struct State {
+      var running = 0
+      var isParentWaiting = false
+    }
+
+    private let activity: EffectActivity
+    private let state = Locked(State())
+
+    init(_ activity: EffectActivity) {
+      self.activity = activity
+    }
+
+    /// A child started (counted as a task of the activity).
+    func childBegan() {
+      state.withLock { $0.running += 1 }
+      activity.taskBegan()
+    }
+
+    /// A child ended; if it was the last one the parent waits for, the parent is active now.
+    func childEnded() {
+      let resumesParent = state.withLock { state in
+        state.running -= 1
+        return state.running == 0 && state.isParentWaiting
+      }
+      if resumesParent {
+        activity.childEndedResumingParent()
+      } else {
+        activity.taskEnded()
+      }
+    }
+
+    /// Runs `body`, which waits for the children, with the current task parked while any child
+    /// runs.
+    func wait(_ body: () async -> Void) async {
+      let parks = state.withLock { state -> Bool in
+        guard state.running > 0 else { return false }
+        state.isParentWaiting = true
+        return true
+      }
+      if parks { activity.parked() }
+      await body()
+    }
   }
 
   // MARK: Waiting

@@ -104,8 +104,11 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// `.cancellable` wrappers around it (`cancelIDs`), so that `.cancel(id:)` sent right after
   /// the effect started finds it, however deeply the id is nested (a child feature's id inside
   /// the id `forEach` gives each element).
+  ///
+  /// - Parameter join: The join of the task that will wait for the tasks started here, if any.
   private func startSynchronously(
-    _ effect: Effect<Action>, cancelIDs: [EffectID] = [], tasks: inout [Task<Void, Never>]
+    _ effect: Effect<Action>, cancelIDs: [EffectID] = [], tasks: inout [Task<Void, Never>],
+    join: EffectActivity.Join? = nil
   ) {
     switch effect.operation {
     case .none:
@@ -121,32 +124,41 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     case .throttle(let id, let interval, let clock, let latest, let inner):
       startThrottled(
         inner, id: id, interval: interval, clock: clock, latest: latest, cancelIDs: cancelIDs,
-        tasks: &tasks)
+        tasks: &tasks, join: join)
     case .merge(let effects):
-      for effect in effects { startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks) }
+      for effect in effects {
+        startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks, join: join)
+      }
     case .concatenate(let effects):
       if effects.allSatisfy(\.isSynchronous) {
-        for effect in effects { startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks) }
+        for effect in effects {
+          startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks, join: join)
+        }
       } else if let task = spawn(
-        cancelIDs: cancelIDs, priority: nil, { await self.perform(effect) })
+        cancelIDs: cancelIDs, priority: nil, join: join, { await self.perform(effect) })
       {
         tasks.append(task)
       }
     case .run(let run):
-      if let task = spawn(cancelIDs: cancelIDs, priority: run.priority, { await self.perform(run) })
+      if let task = spawn(
+        cancelIDs: cancelIDs, priority: run.priority, join: join, { await self.perform(run) })
       {
         tasks.append(task)
       }
     case .cancellable(let id, let cancelInFlight, let inner):
       if cancelInFlight { cancel(id: id) }
-      startSynchronously(inner, cancelIDs: cancelIDs + [id], tasks: &tasks)
+      startSynchronously(inner, cancelIDs: cancelIDs + [id], tasks: &tasks, join: join)
     }
   }
 
   /// Starts a tracked task registered under `cancelIDs`, or returns `nil` if the store is gone.
+  ///
+  /// - Parameter join: The join of the task that will wait for this one, if any: the activity
+  ///   is counted through it, so that the waiting task is active again as this one ends.
   private func spawn(
     cancelIDs: [EffectID],
     priority: TaskPriority?,
+    join: EffectActivity.Join? = nil,
     _ operation: @escaping @Sendable () async -> Void
   ) -> Task<Void, Never>? {
     storage.withLock { storage in
@@ -158,8 +170,9 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       let task = Task(priority: priority) {
         await EffectActivity.$current.withValue(self.activity, operation: operation)
         self.finished(taskID, cancelIDs: cancelIDs)
+        if let join { join.childEnded() } else { self.activity.taskEnded() }
       }
-      activity.taskBegan()
+      if let join { join.childBegan() } else { activity.taskBegan() }
       storage.running[taskID] = task
       for id in cancelIDs { storage.tasksByCancelID[id, default: []].insert(taskID) }
       return task
@@ -176,7 +189,6 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       }
     }
     idle.signal()
-    activity.taskEnded()
   }
 
   /// Blocks the calling thread until no effect task is running or `timeout` has passed.
@@ -197,22 +209,23 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       await send(action)
     case .cancel, .issue, .cancelMatching, .throttle:
       // Started as at the top level; wait for the tasks they start, if any.
+      let join = EffectActivity.Join(activity)
       var tasks: [Task<Void, Never>] = []
-      startSynchronously(effect, tasks: &tasks)
-      await awaitAll(tasks)
+      startSynchronously(effect, tasks: &tasks, join: join)
+      await awaitAll(tasks, join: join)
     case .run(let run):
       await perform(run)
     case .merge(let effects):
-      await activity.parking {
-        await withTaskGroup(of: Void.self) { group in
-          for effect in effects {
-            activity.taskBegan()
-            group.addTask {
-              await self.perform(effect)
-              self.activity.taskEnded()
-            }
+      let join = EffectActivity.Join(activity)
+      await withTaskGroup(of: Void.self) { group in
+        for effect in effects {
+          join.childBegan()
+          group.addTask {
+            await self.perform(effect)
+            join.childEnded()
           }
         }
+        await join.wait { await group.waitForAll() }
       }
     case .concatenate(let effects):
       for effect in effects {
@@ -221,17 +234,20 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       }
     case .cancellable(let id, let cancelInFlight, let inner):
       if cancelInFlight { cancel(id: id) }
+      let join = EffectActivity.Join(activity)
       guard
-        let task = spawn(cancelIDs: [id], priority: inner.priority, { await self.perform(inner) })
+        let task = spawn(
+          cancelIDs: [id], priority: inner.priority, join: join, { await self.perform(inner) })
       else { return }
-      await awaitAll([task])
+      await awaitAll([task], join: join)
     }
   }
 
-  /// Waits for `tasks`, passing this task's cancellation on to them (they are not children).
-  private func awaitAll(_ tasks: [Task<Void, Never>]) async {
+  /// Waits for `tasks`, started through `join`, passing this task's cancellation on to them
+  /// (they are not children).
+  private func awaitAll(_ tasks: [Task<Void, Never>], join: EffectActivity.Join) async {
     guard !tasks.isEmpty else { return }
-    await activity.parking {
+    await join.wait {
       await withTaskCancellationHandler {
         for task in tasks { await task.value }
       } onCancel: {
@@ -270,7 +286,8 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// latest, or the first if `latest` is false) to run when the window ends.
   private func startThrottled(
     _ effect: Effect<Action>, id: EffectID, interval: Duration, clock: any Clock<Duration>,
-    latest: Bool, cancelIDs: [EffectID], tasks: inout [Task<Void, Never>]
+    latest: Bool, cancelIDs: [EffectID], tasks: inout [Task<Void, Never>],
+    join: EffectActivity.Join?
   ) {
     let opensWindow = storage.withLock { storage -> Bool in
       guard let pending = storage.throttleWindows[id] else {
@@ -308,9 +325,10 @@ final class EffectRuntime<Action: Sendable>: Sendable {
         return pending
       }
       guard let next else { return }
+      let join = EffectActivity.Join(activity)
       var tasks: [Task<Void, Never>] = []
-      startSynchronously(next, tasks: &tasks)
-      await awaitAll(tasks)
+      startSynchronously(next, tasks: &tasks, join: join)
+      await awaitAll(tasks, join: join)
     }
   }
 

@@ -251,8 +251,8 @@ final class ScopedStore<
       root.effects.reportIssue(
         StoreIssue(
           kind: .actionWithoutState(
-            action: "\(action)",
-            state: "the state of a child store of \(String(reflecting: State.self))"),
+            action: ValueDump.line(action),
+            state: "the state of a child store of \(ValueDump.typeName(State.self))"),
           fileID: fileID, line: line))
       return StoreTask(nil)
     }

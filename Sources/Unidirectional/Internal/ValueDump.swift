@@ -135,10 +135,26 @@ package enum ValueDump {
 
   /// The type's name without its module: `Feature.State`, not `MyApp.Feature.State`.
   static func typeName(of value: Any) -> String {
-    let full = String(reflecting: type(of: value))
-    guard !full.contains("(unknown context") else { return String(describing: type(of: value)) }
+    typeName(type(of: value))
+  }
+
+  /// The name of `type` without its module, and without the `(unknown context at $…)` that
+  /// private and local types have.
+  package static func typeName(_ type: Any.Type) -> String {
+    var full = String(reflecting: type)
+    while let start = full.range(of: "(unknown context at "),
+      let end = full[start.upperBound...].range(of: ").")
+    {
+      full.removeSubrange(start.lowerBound..<end.upperBound)
+    }
     guard let dot = full.firstIndex(of: "."), !full[..<dot].contains("<") else { return full }
     return String(full[full.index(after: dot)...])
+  }
+
+  /// The dump of `value` on one line, for messages.
+  package static func line(_ value: Any) -> String {
+    dump(value).split(separator: "\n").map { $0.trimmingPrefix(while: \.isWhitespace) }
+      .joined(separator: " ")
   }
 }
 
