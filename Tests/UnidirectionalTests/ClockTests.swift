@@ -223,7 +223,7 @@ private struct Metronome: Reducer {
     }
     #expect(issues.values.count == 1)
     #expect(issues.values.first?.hasPrefix("TestClock.run() stopped after") == true)
-    #expect(store.state.ticks.count > 1)
+    #expect(!store.state.ticks.isEmpty)
     await store.send(.stop).finish()
   }
 }
