@@ -136,7 +136,9 @@ extension Store {
   /// The number of effect tasks of this store still running.
   package var runningEffectCount: Int { effects.runningCount }
 
-  /// Which effect tasks of this store are doing work (see `EffectActivity`).
+  /// Waits until the effects of this store are quiet: each asleep on a test clock, waiting for
+  /// effects it started, or ended; or until nothing has changed for a moment (see
+  /// `EffectActivity`).
   package func waitForQuietEffects() async {
     await effects.activity.waitUntilQuiet()
   }

@@ -23,7 +23,6 @@ import UnidirectionalTesting
     }
     await store.send(.startTimer, fires: ["timer"]) { $0.isTimerOn = true }
     for expected in 2...3 {
-      await clock.waitForSleepers(count: 1)
       await clock.advance(by: .seconds(1))
       await store.receive(.tick, fires: ["count"]) { $0.count = expected }
     }

@@ -3,9 +3,9 @@
 ///
 /// A task is *counted* while it runs effect code: every task the ``EffectRuntime`` starts, and
 /// every child it runs the parts of a `.merge` in. A counted task is *active* unless it is
-/// parked: asleep on a test clock, or waiting for other counted tasks. The store's effects are
-/// *quiet* when no counted task is active: everything they will do next waits for the clock,
-/// for a test, or for something outside the store.
+/// parked: asleep on a test clock, or waiting for counted tasks it started (see ``Join``). The
+/// store's effects are *quiet* when no counted task is active: everything they will do next
+/// waits for the clock, for a test, or for something outside the store.
 ///
 /// Tasks that effect code creates itself (a task group or `async let` inside a `.run`) are not
 /// counted: they inherit the activity, so their sleeps on a test clock are counted as parking
@@ -34,9 +34,6 @@ final class EffectActivity: Sendable {
 
   /// The number of counted tasks that have not ended.
   var taskCount: Int { counts.withLock { $0.tasks } }
-
-  /// Whether no counted task is active.
-  var isQuiet: Bool { counts.withLock { $0.active <= 0 } }
 
   /// A counted task was created (it starts active).
   func taskBegan() { update(tasks: 1, active: 1) }

@@ -45,7 +45,6 @@ import UnidirectionalTesting
   @Test func belowZeroReturnsTowardZeroAfterASecond() async {
     let store = makeStore()
     await store.send(.decrement, fires: ["count"]) { $0.count = -1 }
-    await clock.waitForSleepers(count: 1)
     await clock.advance(by: .milliseconds(999))
     await clock.advance(by: .milliseconds(1))
     await store.receive(.decrementDelayFinished, fires: ["count"]) { $0.count = 0 }
@@ -55,10 +54,8 @@ import UnidirectionalTesting
   @Test func anotherDecrementRestartsTheDelay() async {
     let store = makeStore()
     await store.send(.decrement, fires: ["count"]) { $0.count = -1 }
-    await clock.waitForSleepers(count: 1)
     await clock.advance(by: .milliseconds(500))
     await store.send(.decrement, fires: ["count"]) { $0.count = -2 }
-    await clock.waitForSleepers(count: 1)
     await clock.advance(by: .milliseconds(500))  // The first delay would have ended here.
     await clock.advance(by: .milliseconds(500))
     await store.receive(.decrementDelayFinished, fires: ["count"]) { $0.count = -1 }
@@ -79,7 +76,6 @@ import UnidirectionalTesting
     await store.send(.decrement, fires: ["count"]) { $0.count = -1 }
     await store.send(.decrement, fires: ["count"]) { $0.count = -2 }
     await store.send(.increment, fires: ["count"]) { $0.count = -1 }
-    await clock.waitForSleepers(count: 1)
     await clock.advance(by: .seconds(1))
     await store.receive(.decrementDelayFinished, fires: ["count"]) { $0.count = 0 }
     await store.finish()
@@ -109,7 +105,6 @@ import UnidirectionalTesting
     await store.send(.factButtonTapped, fires: ["fact request"]) {
       $0.isFactRequestInFlight = true
     }
-    await clock.waitForSleepers(count: 1)
     await clock.advance(by: .milliseconds(299))
     #expect(clock.sleeperCount == 1)  // Not yet.
     await clock.advance(by: .milliseconds(1))
@@ -137,7 +132,6 @@ import UnidirectionalTesting
     let store = makeStore()
     await store.send(.toggleTimer, fires: ["timer"]) { $0.isTimerOn = true }
     for count in 1...3 {
-      await clock.waitForSleepers(count: 1)
       await clock.advance(by: .seconds(1))
       await store.receive(.timerTicked, fires: ["count"]) { $0.count = count }
     }

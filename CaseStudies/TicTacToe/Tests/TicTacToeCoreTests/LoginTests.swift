@@ -24,7 +24,6 @@ import UnidirectionalTesting
       $0 = .login(
         Login.State(email: "blob@example.com", password: "password", isLoginRequestInFlight: true))
     }
-    await clock.waitForSleepers(count: 1)
     await clock.advance(by: AuthenticationClient.liveDelay)
     await store.receive(
       .login(.loginSucceeded(AuthenticationResponse(token: "session", twoFactorRequired: false))),
@@ -43,7 +42,6 @@ import UnidirectionalTesting
         Login.State(
           email: "blob2fa@example.com", password: "password", isLoginRequestInFlight: true))
     }
-    await clock.waitForSleepers(count: 1)
     await clock.advance(by: AuthenticationClient.liveDelay)
     let pending = AuthenticationResponse(token: "pending-2fa", twoFactorRequired: true)
     await store.receive(
@@ -66,7 +64,6 @@ import UnidirectionalTesting
           email: "blob2fa@example.com", password: "password",
           twoFactor: TwoFactor.State(token: "pending-2fa", code: "1234", isRequestInFlight: true)))
     }
-    await clock.waitForSleepers(count: 1)
     await clock.advance(by: AuthenticationClient.liveDelay)
     await store.receive(
       .login(
@@ -87,7 +84,6 @@ import UnidirectionalTesting
         Login.State(
           twoFactor: TwoFactor.State(token: "pending-2fa", code: "0000", isRequestInFlight: true)))
     }
-    await clock.waitForSleepers(count: 1)
     await clock.advance(by: AuthenticationClient.liveDelay)
     await store.receive(
       .login(.twoFactor(.twoFactorFailed("Wrong two-factor code."))),
@@ -117,7 +113,6 @@ import UnidirectionalTesting
         Login.State(
           twoFactor: TwoFactor.State(token: "pending-2fa", code: "1234", isRequestInFlight: true)))
     }
-    await clock.waitForSleepers(count: 1)
     await store.send(.login(.twoFactorDismissed), fires: ["screen", "two-factor request"]) {
       $0 = .login(Login.State())
     }
@@ -134,7 +129,6 @@ import UnidirectionalTesting
       $0 = .login(
         Login.State(email: "blob@example.com", password: "hunter2", isLoginRequestInFlight: true))
     }
-    await clock.waitForSleepers(count: 1)
     await clock.advance(by: AuthenticationClient.liveDelay)
     await store.receive(
       .login(.loginFailed("Wrong email or password.")), fires: ["login request", "login error"]
