@@ -72,7 +72,8 @@ extension TestStore {
     await store.waitForQuietEffects()
     let skippedRecords = reduced.takeReceived()
     guard let last = skippedRecords.last else { return }
-    progress.withLock { $0.assertedState = last.after }
+    let after = last.after as! State
+    progress.withLock { $0.assertedState = after }
     skipped(
       "\(skippedRecords.count) received action(s) were skipped:",
       listing: skippedRecords.map(\.action), at: location)

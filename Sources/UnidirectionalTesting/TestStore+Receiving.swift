@@ -176,11 +176,13 @@ extension TestStore {
           at: location)
         return .none
       }
-      if matches(record.action) {
+      let action = record.action as! Action
+      if matches(action) {
         check(record, fires: fires, assert: assert, at: location)
         return record.effects
       }
-      progress.withLock { $0.assertedState = record.after }
+      let after = record.after as! State
+      progress.withLock { $0.assertedState = after }
       guard isExhaustive else {
         skipped("A received action was skipped:", listing: [record.action], at: location)
         continue
@@ -189,9 +191,9 @@ extension TestStore {
       // expect are not checked against what it expected.
       let headline = "Received an unexpected action:"
       switch expected {
-      case .action(let action):
+      case .action(let expectedAction):
         TestFailure.record(
-          TestFailure.message(headline, expected: action, actual: record.action), at: location)
+          TestFailure.message(headline, expected: expectedAction, actual: action), at: location)
       case .description(let text):
         TestFailure.record(
           TestFailure.message(headline + " (expected \(text))", listing: [record.action]),

@@ -49,9 +49,9 @@ extension TestStore {
       return progress.nextStep
     }
     let task = store.send(.sent(action, step: step))
-    let (earlier, record) = await reduced.takeSent(step: step)
+    let record = await reduced.takeSent(step: step)
     // Actions effects fed back that another thread reduced just before this one.
-    handleUnreceived(earlier, before: "sending an action", at: location)
+    handleUnreceived(reduced.takeRaced(), before: "sending an action", at: location)
     await store.waitForQuietEffects()
     check(record, fires: fires, assert: assert, at: location)
     return task

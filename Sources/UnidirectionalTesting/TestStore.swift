@@ -31,7 +31,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
   /// A child store over the whole state that observers read through: the store's actions are
   /// marked with their origin, the observers' API is in the feature's own actions.
   let view: Store<State, Action>
-  let reduced = ReducedActions<State, Action>()
+  let reduced = ReducedActions()
   let settings: Locked<Settings>
   let observers = Locked<[String: ObservationToken]>([:])
   let progress: Locked<Progress>
@@ -99,7 +99,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
       interceptor: StoreInterceptor(
         willReduce: nil,
         didReduce: { action, before, after in
-          reduced.didReduce(action, before: before, after: after)
+          reduced.didReduce(action: action.action, step: action.step, before: before, after: after)
         },
         didComplete: { effects in reduced.didComplete(effects) }),
       onIssue: { issue in

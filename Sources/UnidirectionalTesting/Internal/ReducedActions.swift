@@ -10,53 +10,88 @@ import Unidirectional
 /// States of a record: in progress (reduced; its effects are starting and its observers
 /// running, on the thread that reduced it; at most one, the last) → complete (the store told
 /// `didComplete`) → taken by a step of the test, which removes it.
-final class ReducedActions<State: Sendable, Action: Sendable>: Sendable {
+///
+/// Not generic on purpose: a test store runs unspecialized (its generic code is compiled once,
+/// in this module), and unspecialized generic code looks type metadata up on every use of a
+/// generic array, optional or tuple, which cost a step microseconds. Records hold their values
+/// as `any Sendable`; the test store casts them back.
+final class ReducedActions: Sendable {
   /// What one action did.
-  struct Record: Sendable {
+  final class Record: @unchecked Sendable {
+    // Safe: the `let`s never change; `fired`, `effects` and `isComplete` are written under the
+    // log's lock while the record is in progress, and read only once it is complete, after the
+    // test took it under the same lock.
+
     /// The action.
-    let action: Action
+    let action: any Sendable
     /// The number of the send step that sent it, or `nil` for an action an effect fed back.
     let step: UInt64?
     /// The state before and after it.
-    let before: State
-    let after: State
+    let before: any Sendable
+    let after: any Sendable
     /// The test store's observers it fired, in the order they ran.
     var fired: [String] = []
     /// Its effects.
     var effects = StoreTask.none
     var isComplete = false
+
+    init(action: any Sendable, step: UInt64?, before: any Sendable, after: any Sendable) {
+      self.action = action
+      self.step = step
+      self.before = before
+      self.after = after
+    }
   }
 
-  private let records = Locked<[Record]>([])
+  private struct Log {
+    /// Records not yet taken start at `head` (taking from the front moves `head`, not the
+    /// elements).
+    var records: [Record] = []
+    var head = 0
+    /// Received actions reduced before a send step's own action, set aside by `takeSent`.
+    var raced: [Record] = []
+
+    var pending: ArraySlice<Record> { records[head...] }
+
+    /// The record in progress, if any: only the last one can be.
+    var inProgress: Record? {
+      guard head < records.count, let last = records.last, !last.isComplete else { return nil }
+      return last
+    }
+
+    mutating func removeFirst(_ count: Int) {
+      head += count
+      if head == records.count {
+        records.removeAll(keepingCapacity: true)
+        head = 0
+      }
+    }
+  }
+
+  private let log = Locked(Log())
   private let changes = ChangeSignal()
 
   // MARK: Recording (on the thread that reduces)
 
   /// Records an action the store just reduced.
-  func didReduce(_ action: TestStoreAction<Action>, before: State, after: State) {
-    let step: UInt64?
-    if case .sent(_, let number) = action { step = number } else { step = nil }
-    records.withLock {
-      $0.append(Record(action: action.action, step: step, before: before, after: after))
-    }
+  func didReduce(action: any Sendable, step: UInt64?, before: any Sendable, after: any Sendable) {
+    let record = Record(action: action, step: step, before: before, after: after)
+    log.withLock { $0.records.append(record) }
   }
 
   /// Records that the observer `name` ran because of the action in progress.
   ///
   /// Runs outside any action (an observer's first run) are not recorded.
   func observerRan(_ name: String) {
-    records.withLock { records in
-      guard let last = records.indices.last, !records[last].isComplete else { return }
-      records[last].fired.append(name)
-    }
+    log.withLock { $0.inProgress?.fired.append(name) }
   }
 
   /// Marks the action in progress complete, with the task of its effects.
   func didComplete(_ effects: Task<Void, Never>?) {
-    records.withLock { records in
-      guard let last = records.indices.last, !records[last].isComplete else { return }
-      records[last].effects = StoreTask(effects)
-      records[last].isComplete = true
+    log.withLock { log in
+      guard let record = log.inProgress else { return }
+      record.effects = StoreTask(effects)
+      record.isComplete = true
     }
     changes.signal()
   }
@@ -65,36 +100,48 @@ final class ReducedActions<State: Sendable, Action: Sendable>: Sendable {
 
   /// Whether an action is being reduced or completed right now.
   var hasActionInProgress: Bool {
-    records.withLock { $0.last.map { !$0.isComplete } ?? false }
+    log.withLock { $0.inProgress != nil }
   }
 
   /// Removes and returns the complete records at the front of the log: actions fed back by
   /// effects that the test has not received.
   func takeReceived() -> [Record] {
-    records.withLock { records in
-      let count = records.prefix { $0.isComplete && $0.step == nil }.count
-      defer { records.removeFirst(count) }
-      return Array(records.prefix(count))
+    log.withLock { log in
+      let taken = Array(log.pending.prefix { $0.isComplete && $0.step == nil })
+      log.removeFirst(taken.count)
+      return taken
     }
   }
 
-  /// Waits for the record of send step `step` to be complete, then removes it, with the
-  /// received actions the store reduced before it.
-  func takeSent(step: UInt64) async -> (earlier: [Record], record: Record) {
+  /// Removes and returns the received actions that `takeSent` found before its step's action.
+  func takeRaced() -> [Record] {
+    log.withLock { log in
+      defer { log.raced = [] }
+      return log.raced
+    }
+  }
+
+  /// Waits for the record of send step `step` to be complete, then removes and returns it. The
+  /// received actions the store reduced before it are set aside for `takeRaced()`.
+  func takeSent(step: UInt64) async -> Record {
     while true {
       let seen = changes.generation
-      let taken = records.withLock { records -> ([Record], Record)? in
-        guard let index = records.firstIndex(where: { $0.step == step }),
-          records[index].isComplete
-        else { return nil }
-        let earlier = Array(records[..<index])
-        let record = records[index]
-        records.removeFirst(index + 1)
-        return (earlier, record)
-      }
-      if let taken { return taken }
+      if let record = takeSentIfComplete(step: step) { return record }
       // The step's action is reduced by whichever thread owns the store; it always completes.
       _ = await changes.wait(past: seen, timeout: .seconds(1))
+    }
+  }
+
+  private func takeSentIfComplete(step: UInt64) -> Record? {
+    log.withLock { log in
+      // Usually the step's action is the only record.
+      guard let index = log.pending.firstIndex(where: { $0.step == step }),
+        log.records[index].isComplete
+      else { return nil }
+      log.raced += log.records[log.head..<index]
+      let record = log.records[index]
+      log.removeFirst(index + 1 - log.head)
+      return record
     }
   }
 
@@ -104,9 +151,10 @@ final class ReducedActions<State: Sendable, Action: Sendable>: Sendable {
     let deadline = ContinuousClock.now.advanced(by: timeout)
     while true {
       let seen = changes.generation
-      let next = records.withLock { records -> Record? in
-        guard let first = records.first, first.isComplete else { return nil }
-        return records.removeFirst()
+      let next = log.withLock { log -> Record? in
+        guard let first = log.pending.first, first.isComplete else { return nil }
+        log.removeFirst(1)
+        return first
       }
       if let next { return next }
       let remaining = ContinuousClock.now.duration(to: deadline)

@@ -8,25 +8,29 @@ extension TestStore {
 
   /// Checks one action's record against a step's expectations, then tracks its effects.
   func check(
-    _ record: ReducedActions<State, Action>.Record,
+    _ record: ReducedActions.Record,
     fires: Set<String>,
     assert: ((inout State) throws -> Void)?,
     at location: TestSourceLocation
   ) {
-    progress.withLock { $0.assertedState = record.after }
+    // The records hold the states the test store's store gave them.
+    let before = record.before as! State
+    let after = record.after as! State
+    progress.withLock { $0.assertedState = after }
     checkObservers(fired: record.fired, expected: fires, at: location)
-    checkState(before: record.before, after: record.after, assert: assert, at: location)
+    checkState(before: before, after: after, assert: assert, at: location)
     track(record.effects, at: location)
   }
 
   /// Fails (or, when not exhaustive, notes) actions effects fed back that the test did not
   /// receive before its next step.
   func handleUnreceived(
-    _ records: [ReducedActions<State, Action>.Record], before step: String,
+    _ records: [ReducedActions.Record], before step: String,
     at location: TestSourceLocation
   ) {
     guard let last = records.last else { return }
-    progress.withLock { $0.assertedState = last.after }
+    let after = last.after as! State
+    progress.withLock { $0.assertedState = after }
     let headline = "Must handle \(records.count) received action(s) before \(step):"
     if isExhaustive {
       TestFailure.record(TestFailure.message(headline, listing: records.map(\.action)), at: location)

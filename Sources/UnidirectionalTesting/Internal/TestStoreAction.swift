@@ -10,6 +10,11 @@ enum TestStoreAction<Action: Sendable>: Sendable {
   /// Fed back by an effect (or sent by an observer): the test receives it.
   case received(Action)
 
+  /// The number of the send step that sent it, or `nil` for a received action.
+  var step: UInt64? {
+    if case .sent(_, let step) = self { step } else { nil }
+  }
+
   /// The action itself.
   var action: Action {
     switch self {
