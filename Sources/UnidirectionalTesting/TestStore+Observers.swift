@@ -35,7 +35,10 @@ extension TestStore {
     let token = view.observe { [weak view] in
       guard let view else { return }
       body(view)
-      if hasRun.withLock({ hasRun in defer { hasRun = true }; return hasRun }) {
+      if hasRun.withLock({ hasRun in
+        defer { hasRun = true }
+        return hasRun
+      }) {
         reduced.observerRan(name)
       }
     }

@@ -231,7 +231,8 @@ public struct ProgramReducer: Reducer {
     self.probe = probe
   }
 
-  public func reduce(into state: inout ProgramState, action: ProgramAction) -> Effect<ProgramAction> {
+  public func reduce(into state: inout ProgramState, action: ProgramAction) -> Effect<ProgramAction>
+  {
     state.log.append(action.node)
     probe?.count { $0.reduced += 1 }
     return effect(program.nodes[action.node])
@@ -367,7 +368,8 @@ extension EffectProgram {
     // Sleeps never reached (their run never starts, or it was cancelled first) keep a value
     // that reads well.
     for index in timed.runs.indices {
-      for (position, op) in timed.runs[index].enumerated() where !model.assigned.contains(
+      for (position, op) in timed.runs[index].enumerated()
+      where !model.assigned.contains(
         SleepRef(run: index, op: position))
       {
         switch op {
@@ -752,7 +754,8 @@ private struct Builder {
     if let id = sender.randomElement(using: &rng), chance(0.4) {
       // The run cancels itself through the action it sent.
       return chance(0.5)
-        ? .cancel(id: id) : .merge([effect(depth: 1, sender: sender), .cancel(id: id)].shuffled(using: &rng))
+        ? .cancel(id: id)
+        : .merge([effect(depth: 1, sender: sender), .cancel(id: id)].shuffled(using: &rng))
     }
     return effect(depth: 0, sender: sender)
   }

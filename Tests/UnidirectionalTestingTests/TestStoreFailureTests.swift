@@ -258,7 +258,9 @@ private struct Parent: Reducer {
 
   var body: some Reducer<State, Action> {
     EmptyReducer()
-      .ifLet(\.child, action: CasePath(Action.child) { if case .child(let a) = $0 { a } else { nil } }) {
+      .ifLet(
+        \.child, action: CasePath(Action.child) { if case .child(let a) = $0 { a } else { nil } }
+      ) {
         Child()
       }
   }
@@ -322,7 +324,8 @@ private struct Parent: Reducer {
     }
     #expect(failures.count == 1)
     #expect(failures.first?.headline == "Received an unexpected action:")
-    #expect(failures.first?.message.contains("− Feature.Action.factResponse(\"0 is a number.\")") == true)
+    #expect(
+      failures.first?.message.contains("− Feature.Action.factResponse(\"0 is a number.\")") == true)
     #expect(
       failures.first?.message.contains("+ Feature.Action.factResponse(\"0 is a test number.\")")
         == true)

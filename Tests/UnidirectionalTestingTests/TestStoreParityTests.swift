@@ -144,7 +144,8 @@ import UnidirectionalTesting
       let program = EffectProgram.generate(seed: seed)
       let trace = try program.simulate()
       #expect(program.nodes.count <= 12)
-      #expect(program.runs.allSatisfy { $0.filter(\.isSleep).count <= 4 && $0.first?.isSleep == true })
+      #expect(
+        program.runs.allSatisfy { $0.filter(\.isSleep).count <= 4 && $0.first?.isSleep == true })
       #expect(Set(trace.log).count == trace.log.count)
       #expect(program.horizon <= 100, "\(program)")
       for (_, feature) in ProgramFeatures.all where trace.features.contains(feature) {
@@ -160,7 +161,8 @@ import UnidirectionalTesting
   /// The model on hand-written programs whose order is known.
   @Test func modelOrders() throws {
     // Synchronous sends are reduced first in first out: 0 queues 1 and 2; 1 queues 3.
-    let fifo = EffectProgram(nodes: [.merge([.send(1), .send(2)]), .send(3), .none, .none], runs: [])
+    let fifo = EffectProgram(
+      nodes: [.merge([.send(1), .send(2)]), .send(3), .none, .none], runs: [])
     #expect(try fifo.simulate().log == [0, 1, 2, 3])
     // Two runs: the one with the earlier deadline sends first; the later one is cancelled by
     // an action the first sends, before it wakes.
@@ -259,7 +261,8 @@ extension TestStoreParityTests {
       lines.append("  TestStore received: \(received)")
       lines.append("  TestStore state:    \(testStoreState)")
       for issue in issues {
-        lines.append("  TestStore failure:  " + issue.replacingOccurrences(of: "\n", with: "\n    "))
+        lines.append(
+          "  TestStore failure:  " + issue.replacingOccurrences(of: "\n", with: "\n    "))
       }
       return lines.joined(separator: "\n")
     }

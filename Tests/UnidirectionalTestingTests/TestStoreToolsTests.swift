@@ -28,7 +28,11 @@ private struct Greeter: Reducer {
     case .greet:
       return greeting()
     case .greetInFrench:
-      return withDependencies { $0.greeting = "bonjour" } operation: { greeting() }
+      return withDependencies {
+        $0.greeting = "bonjour"
+      } operation: {
+        greeting()
+      }
     case .greeted(let text):
       state.append(text)
       return .none

@@ -33,7 +33,8 @@ extension TestStore {
     progress.withLock { $0.assertedState = after }
     let headline = "Must handle \(records.count) received action(s) before \(step):"
     if isExhaustive {
-      TestFailure.record(TestFailure.message(headline, listing: records.map(\.action)), at: location)
+      TestFailure.record(
+        TestFailure.message(headline, listing: records.map(\.action)), at: location)
     } else {
       skipped(
         "\(records.count) received action(s) were skipped:", listing: records.map(\.action),
