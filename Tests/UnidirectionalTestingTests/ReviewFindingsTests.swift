@@ -1,0 +1,126 @@
+import Testing
+import Unidirectional
+import UnidirectionalTesting
+
+/// Review findings: each test names the behaviour expected and fails while the problem is there.
+private struct Finding: Reducer {
+  struct State: Equatable, Sendable {
+    var values: [Int] = []
+    var log: [String] = []
+  }
+
+  enum Action: Equatable, Sendable {
+    case throttledInTask
+    case value(Int)
+    case startTimer
+    case tick
+    case groupOfSleepers
+    case first
+    case second
+  }
+
+  enum ID: Hashable, Sendable { case throttle, timer }
+
+  @Dependency(\.continuousClock) var clock
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .throttledInTask:
+      // A throttle that is part of an effect running in a task (here the second part of a
+      // concatenation, as `.throttle(...).debounce(...)` also makes).
+      return .concatenate(
+        .run { _ in },
+        Effect.send(.value(1)).throttle(id: ID.throttle, for: .seconds(1), clock: clock, latest: true)
+      )
+    case .value(let value):
+      state.values.append(value)
+      return .none
+    case .startTimer:
+      return .run { send in
+        while true {
+          try await clock.sleep(for: .seconds(1))
+          await send(.tick)
+        }
+      }
+      .cancellable(id: ID.timer)
+    case .tick:
+      return .none
+    case .groupOfSleepers:
+      // Production order: `.first` at 1 s, `.second` at 2 s.
+      return .run { [clock] send in
+        await withTaskGroup(of: Void.self) { group in
+          group.addTask {
+            try? await clock.sleep(for: .seconds(1))
+            // Some work before sending (a decode, a few hops).
+            for _ in 0..<200 { await Task.yield() }
+            await send(.first)
+          }
+          group.addTask {
+            try? await clock.sleep(for: .seconds(2))
+            await send(.second)
+          }
+        }
+      }
+    case .first:
+      state.log.append("first")
+      return .none
+    case .second:
+      state.log.append("second")
+      return .none
+    }
+  }
+}
+
+@Suite struct ReviewFindingsTests {
+  let clock = TestClock()
+
+  fileprivate func makeStore() -> TestStore<Finding.State, Finding.Action> {
+    TestStore(initialState: Finding.State()) {
+      Finding()
+    } withDependencies: { [clock] in
+      $0.continuousClock = clock
+    }
+  }
+
+  /// `EffectRuntime.perform` runs a `.throttle` met inside a task through `startSynchronously`
+  /// with a join, but `startThrottled` spawns the window (and the inner effect) without it, so
+  /// the waiting parent is never counted as parked: the activity never reads quiet while the
+  /// window sleeps on the test clock, and `send` (and every `advance` step) pays the 50 ms
+  /// settle time.
+  @Test func sendReturnsWithoutTheSettleDelayWhenAThrottleInsideATaskSleeps() async {
+    let store = makeStore()
+    let start = ContinuousClock.now
+    await store.send(.throttledInTask)
+    let elapsed = ContinuousClock.now - start
+    await store.receive(.value(1)) { $0.values = [1] }
+    await clock.advance(by: .seconds(1))
+    await store.finish()
+    #expect(elapsed < .milliseconds(40), "send waited \(elapsed): the activity never read quiet")
+  }
+
+  /// A non-exhaustive test passes with a timer still parked on a test clock, yet `finish()`
+  /// waits the whole `timeout` of wall time before cancelling it: nothing can change while every
+  /// effect is parked on a test clock. (`timeout` docs: "passing tests never wait for it".)
+  @Test func nonExhaustiveFinishDoesNotWaitTheTimeoutForATimerParkedOnATestClock() async {
+    let store = makeStore()
+    store.exhaustivity = .off
+    await store.send(.startTimer)
+    let start = ContinuousClock.now
+    await store.finish()
+    let elapsed = ContinuousClock.now - start
+    #expect(elapsed < .milliseconds(500), "finish waited \(elapsed)")
+  }
+
+  /// Two task-group children asleep at once push `active` to -1 (the uncounted children park
+  /// without having been counted), so waking the first reads quiet at once and `advance` wakes
+  /// the second before the first has sent: the actions arrive out of production order.
+  @Test func advanceKeepsProductionOrderForTaskGroupChildrenSleepingTogether() async {
+    let store = makeStore()
+    store.exhaustivity = .off
+    await store.send(.groupOfSleepers)
+    await clock.advance(by: .seconds(2))
+    await store.skipReceivedActions()
+    await store.finish()
+    #expect(store.state.log == ["first", "second"])
+  }
+}
