@@ -143,11 +143,12 @@ extension Store {
     await effects.activity.waitUntilQuiet()
   }
 
-  /// Waits until every effect task of this store has ended, or until `deadline`.
+  /// Waits until every effect task of this store has ended, until those left are all asleep on
+  /// a test clock (nothing but the test can wake them), or until `deadline`.
   ///
   /// - Returns: Whether every effect task has ended.
   package func waitForEffectsToEnd(deadline: ContinuousClock.Instant) async -> Bool {
-    await effects.activity.waitUntilDone(deadline: deadline)
+    await effects.activity.waitUntilDoneOrAsleep(deadline: deadline)
   }
 
   /// Cancels every effect of this store that is running.

@@ -4,8 +4,9 @@ extension TestStore {
   /// Ends the test: waits for every effect to finish, then asserts that every action they fed
   /// back was received.
   ///
-  /// Effects still running after `timeout` (default ``timeout``) fail the test, one failure at
-  /// the line of each step whose action started them (when exhaustive), and are cancelled.
+  /// Effects still running after `timeout` (default ``timeout``), or asleep on a `TestClock`
+  /// (only the test could wake them), fail the test, one failure at the line of each step whose
+  /// action started them (when exhaustive), and are cancelled.
   /// Actions received after the last assertion then fail the test at this line. Steps after
   /// `finish` fail.
   ///
@@ -111,8 +112,8 @@ extension TestStore {
   /// `fallback` if the running effects belong to no asserted step).
   func reportRunningEffects(waited: Duration, fallback: TestSourceLocation) {
     let message = """
-      An effect is still running after waiting \(waited) at the end of the test. It must finish \
-      before the test ends.
+      An effect is still running at the end of the test (waited up to \(waited); effects asleep \
+      on a TestClock are not waited for). It must finish before the test ends.
 
       Receive its actions and let it end (for example by advancing a TestClock), cancel it with \
       an action, call 'skipInFlightEffects()', or make the test non-exhaustive.

@@ -182,7 +182,8 @@ import UnidirectionalTesting
     #expect(failures.map(\.line) == lines)
     #expect(
       failures.allSatisfy {
-        $0.headline.hasPrefix("An effect is still running after waiting 0.01 seconds")
+        $0.headline.hasPrefix(
+          "An effect is still running at the end of the test (waited up to 0.01 seconds")
       })
   }
 
@@ -196,7 +197,8 @@ import UnidirectionalTesting
     }
     #expect(failures.map(\.line) == [line])
     #expect(
-      failures.first?.headline.hasPrefix("An effect is still running after waiting 0.01 seconds")
+      failures.first?.headline.hasPrefix(
+        "An effect is still running at the end of the test (waited up to 0.01 seconds")
         == true)
   }
 

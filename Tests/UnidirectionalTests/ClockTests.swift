@@ -227,3 +227,37 @@ private struct Metronome: Reducer {
     await store.send(.stop).finish()
   }
 }
+
+@Suite struct TestClockCancellationTests {
+  /// A task cancelled between its cancellation check and the sleeper's registration must still
+  /// wake: the cancellation handler runs before there is a sleeper to find.
+  @Test func aSleepCancelledAsItBeginsAlwaysEnds() async {
+    let clock = TestClock()
+    var hung = 0
+    for attempt in 0..<1_000 {
+      let ended = Locked(false)
+      let sleeper = Task {
+        defer { ended.withLock { $0 = true } }
+        try await clock.sleep(for: .seconds(1))
+      }
+      // Cancel at slightly different moments, from another thread.
+      Task.detached {
+        for _ in 0..<(attempt % 4) { await Task.yield() }
+        sleeper.cancel()
+      }
+      // A cancelled sleep ends at once; look for up to 100 ms of wall time.
+      var waited = 0
+      while !ended.withLock({ $0 }), waited < 100 {
+        try? await Task.sleep(for: .milliseconds(1))
+        waited += 1
+      }
+      if !ended.withLock({ $0 }) {
+        hung += 1
+        await clock.advance(by: .seconds(1))  // Frees it, so the test ends.
+      }
+      _ = await sleeper.result
+    }
+    #expect(hung == 0)
+    #expect(clock.sleeperCount == 0)
+  }
+}

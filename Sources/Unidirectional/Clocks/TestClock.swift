@@ -21,8 +21,10 @@
 /// advanced by five periods ticks five times.
 ///
 /// An effect that waits on something other than a test clock (an `AsyncStream`, a socket) is
-/// not quiet; the clock moves on once nothing has changed for 50 ms. Tasks that an effect
-/// creates itself (task groups, `async let`) are followed through their sleeps only.
+/// not quiet; the clock moves on once nothing has changed for 50 ms. The same holds for an
+/// effect that waits for tasks it created itself (a task group, `async let`): a step that wakes
+/// one of them waits those 50 ms, and if that task works longer without starting or ending an
+/// effect, the clock moves on before it is done.
 ///
 /// A sleeping task that is cancelled wakes at once with `CancellationError`.
 ///
@@ -36,8 +38,10 @@ public final class TestClock: Clock, Sendable {
     let id: UInt64
     let deadline: Instant
     let continuation: CheckedContinuation<Void, any Error>
-    /// The activity of the store whose effect sleeps, counted as parked while it sleeps.
+    /// The activity of the store whose effect sleeps.
     let activity: EffectActivity?
+    /// Whether the sleeper is counted as parked while it sleeps.
+    let parks: Bool
   }
 
   private struct Storage {
@@ -96,7 +100,12 @@ public final class TestClock: Clock, Sendable {
   /// - Throws: `CancellationError` if the task is cancelled, before or during the sleep.
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
-    let activity = EffectActivity.current
+    // The sleeper's store, and whether this task is one the store counts (see `EffectActivity`):
+    // only counted tasks park; the sleep of a child task an effect created leaves the count
+    // alone, and waking it waits for the store to settle.
+    let context = EffectActivity.current
+    let activity = context?.activity
+    let parks = context?.isCurrentTask ?? false
     let id = storage.withLock { storage in
       defer { storage.nextID += 1 }
       return storage.nextID
@@ -106,14 +115,24 @@ public final class TestClock: Clock, Sendable {
         (continuation: CheckedContinuation<Void, any Error>) in
         let (resumeNow, waiters) = storage.withLock {
           storage -> (Bool, [CheckedContinuation<Void, Never>]) in
-          guard deadline > storage.now else { return (true, []) }
+          // Checked again here: a cancellation since the first check ran its handler before
+          // this sleeper existed, so nothing else would wake it.
+          guard deadline > storage.now, !Task.isCancelled else { return (true, []) }
           storage.sleepers.append(
-            Sleeper(id: id, deadline: deadline, continuation: continuation, activity: activity))
+            Sleeper(
+              id: id, deadline: deadline, continuation: continuation, activity: activity,
+              parks: parks))
           // Counted under the clock's lock, so `advance` cannot resume it before it is parked.
-          activity?.parked()
+          if parks { activity?.parked() }
           return (false, storage.takeSatisfiedWaiters())
         }
-        if resumeNow { continuation.resume() }
+        if resumeNow {
+          if Task.isCancelled {
+            continuation.resume(throwing: CancellationError())
+          } else {
+            continuation.resume()
+          }
+        }
         for waiter in waiters { waiter.resume() }
       }
     } onCancel: {
@@ -122,7 +141,7 @@ public final class TestClock: Clock, Sendable {
         return storage.sleepers.remove(at: index)
       }
       if let sleeper {
-        sleeper.activity?.resumed()
+        if sleeper.parks { sleeper.activity?.resumed() }
         sleeper.continuation.resume(throwing: CancellationError())
       }
     }
@@ -191,7 +210,7 @@ public final class TestClock: Clock, Sendable {
 
   /// Resumes one sleeper and waits until the effects of its store are quiet again.
   private func wake(_ sleeper: Sleeper) async {
-    sleeper.activity?.resumed()
+    if sleeper.parks { sleeper.activity?.resumed() }
     sleeper.continuation.resume()
     if let activity = sleeper.activity {
       await activity.waitUntilQuiet()

@@ -8,16 +8,35 @@
 /// waits for the clock, for a test, or for something outside the store.
 ///
 /// Tasks that effect code creates itself (a task group or `async let` inside a `.run`) are not
-/// counted: they inherit the activity, so their sleeps on a test clock are counted as parking
-/// and resuming. When several of them sleep at once, the count can read quiet while one of them
-/// runs; `waitUntilQuiet` then returns early, as it does after its settle time when a counted
-/// task waits on something else (an `AsyncStream`, a socket).
+/// counted, and their sleeps on a test clock do not park anything: the counted task waiting for
+/// them stays active, so the activity reads quiet only after the settle time, as when a counted
+/// task waits on something else (an `AsyncStream`, a socket). Slower, never early: counting
+/// their sleeps as parking would let the count read quiet while one of them runs.
 ///
-/// Each counted task runs with its store's activity as ``current`` (a task-local), which is how
-/// a test clock finds the activity of a sleeper.
+/// Each counted task runs with its store's activity and its own identity as ``current`` (a
+/// task-local, which child tasks inherit: hence the identity), which is how a test clock finds
+/// the activity of a sleeper and whether the sleeper is counted.
 final class EffectActivity: Sendable {
-  /// The activity of the effect the current task runs, if any.
-  @TaskLocal static var current: EffectActivity?
+  /// The activity a counted task belongs to, and which task that is.
+  struct Context: Sendable {
+    let activity: EffectActivity
+    /// The counted task, by the hash of its `UnsafeCurrentTask`.
+    let task: Int
+
+    /// Whether the current task is the counted task (not a child task it created).
+    var isCurrentTask: Bool {
+      withUnsafeCurrentTask { $0?.hashValue } == task
+    }
+  }
+
+  /// The context of the counted task the current task is, or was created by.
+  @TaskLocal static var current: Context?
+
+  /// Runs `body` as a counted task of this activity.
+  func runCounted(_ body: () async -> Void) async {
+    let task = withUnsafeCurrentTask { $0?.hashValue } ?? 0
+    await EffectActivity.$current.withValue(Context(activity: self, task: task), operation: body)
+  }
 
   private struct Counts {
     /// Counted tasks that have not ended.
@@ -120,15 +139,18 @@ final class EffectActivity: Sendable {
     await wait(settle: settle) { $0.active <= 0 }
   }
 
-  /// Returns once every counted task has ended, or at `deadline`.
+  /// Returns once every counted task has ended, once none is active (each left is asleep on a
+  /// test clock, so only a test can wake it), or at `deadline`.
   ///
   /// - Returns: Whether every counted task has ended.
-  func waitUntilDone(deadline: ContinuousClock.Instant) async -> Bool {
+  func waitUntilDoneOrAsleep(deadline: ContinuousClock.Instant) async -> Bool {
     while true {
       let remaining = ContinuousClock.now.duration(to: deadline)
       if remaining <= .zero { return taskCount == 0 }
-      await wait(settle: remaining) { $0.tasks <= 0 }
-      if taskCount == 0 { return true }
+      await wait(settle: remaining) { $0.tasks <= 0 || $0.active <= 0 }
+      let counts = counts.withLock { $0 }
+      if counts.tasks <= 0 { return true }
+      if counts.active <= 0 { return false }
     }
   }
 

@@ -168,7 +168,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       // Created under the lock so that the task cannot finish (and unregister) before it is
       // registered; its `finished` call waits for this lock.
       let task = Task(priority: priority) {
-        await EffectActivity.$current.withValue(self.activity, operation: operation)
+        await self.activity.runCounted(operation)
         self.finished(taskID, cancelIDs: cancelIDs)
         if let join { join.childEnded() } else { self.activity.taskEnded() }
       }
@@ -221,7 +221,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
         for effect in effects {
           join.childBegan()
           group.addTask {
-            await self.perform(effect)
+            await self.activity.runCounted { await self.perform(effect) }
             join.childEnded()
           }
         }
@@ -298,8 +298,8 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       return false
     }
     guard opensWindow else { return }
-    startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks)
-    let window = spawn(cancelIDs: cancelIDs + [id], priority: nil) {
+    startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks, join: join)
+    let window = spawn(cancelIDs: cancelIDs + [id], priority: nil, join: join) {
       await self.runThrottleWindow(id: id, interval: interval, clock: clock)
     }
     if let window { tasks.append(window) }

@@ -2,7 +2,8 @@ import Testing
 import Unidirectional
 import UnidirectionalTesting
 
-/// Review findings: each test names the behaviour expected and fails while the problem is there.
+/// Effects whose quiet the test store and the test clock must see exactly (each test failed
+/// before its fix: found in review).
 private struct Finding: Reducer {
   struct State: Equatable, Sendable {
     var values: [Int] = []
@@ -30,7 +31,8 @@ private struct Finding: Reducer {
       // concatenation, as `.throttle(...).debounce(...)` also makes).
       return .concatenate(
         .run { _ in },
-        Effect.send(.value(1)).throttle(id: ID.throttle, for: .seconds(1), clock: clock, latest: true)
+        Effect.send(.value(1)).throttle(
+          id: ID.throttle, for: .seconds(1), clock: clock, latest: true)
       )
     case .value(let value):
       state.values.append(value)
@@ -52,7 +54,7 @@ private struct Finding: Reducer {
           group.addTask {
             try? await clock.sleep(for: .seconds(1))
             // Some work before sending (a decode, a few hops).
-            for _ in 0..<200 { await Task.yield() }
+            for _ in 0..<20 { await Task.yield() }
             await send(.first)
           }
           group.addTask {
@@ -71,7 +73,7 @@ private struct Finding: Reducer {
   }
 }
 
-@Suite struct ReviewFindingsTests {
+@Suite struct TestStoreQuietEffectsTests {
   let clock = TestClock()
 
   fileprivate func makeStore() -> TestStore<Finding.State, Finding.Action> {
@@ -88,14 +90,19 @@ private struct Finding: Reducer {
   /// window sleeps on the test clock, and `send` (and every `advance` step) pays the 50 ms
   /// settle time.
   @Test func sendReturnsWithoutTheSettleDelayWhenAThrottleInsideATaskSleeps() async {
-    let store = makeStore()
-    let start = ContinuousClock.now
-    await store.send(.throttledInTask)
-    let elapsed = ContinuousClock.now - start
-    await store.receive(.value(1)) { $0.values = [1] }
-    await clock.advance(by: .seconds(1))
-    await store.finish()
-    #expect(elapsed < .milliseconds(40), "send waited \(elapsed): the activity never read quiet")
+    // A wall-clock measure: the bug made every attempt wait the 50 ms settle time, while a
+    // loaded machine can delay one attempt; the best of three is checked.
+    var best = Duration.seconds(1)
+    for _ in 0..<3 {
+      let store = makeStore()
+      let start = ContinuousClock.now
+      await store.send(.throttledInTask)
+      best = min(best, ContinuousClock.now - start)
+      await store.receive(.value(1)) { $0.values = [1] }
+      await clock.advance(by: .seconds(1))
+      await store.finish()
+    }
+    #expect(best < .milliseconds(40), "send waited \(best): the activity never read quiet")
   }
 
   /// A non-exhaustive test passes with a timer still parked on a test clock, yet `finish()`
