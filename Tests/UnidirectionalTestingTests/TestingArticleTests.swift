@@ -324,7 +324,7 @@ extension CasePath where Root == Thermostat.Action {
     await store.send(.refreshTapped)  // Dropped: a refresh is already held.
     await clock.advance(by: .seconds(5))
     await store.receive(.readingReceived(21)) { $0.isReading = false }
-      await clock.advance(by: .seconds(10))
+    await clock.advance(by: .seconds(10))
     await store.finish()
   }
 
