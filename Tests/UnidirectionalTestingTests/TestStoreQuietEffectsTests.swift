@@ -7,7 +7,6 @@ import UnidirectionalTesting
 private struct Finding: Reducer {
   struct State: Equatable, Sendable {
     var values: [Int] = []
-    var log: [String] = []
   }
 
   enum Action: Equatable, Sendable {
@@ -15,9 +14,6 @@ private struct Finding: Reducer {
     case value(Int)
     case startTimer
     case tick
-    case groupOfSleepers
-    case first
-    case second
   }
 
   enum ID: Hashable, Sendable { case throttle, timer }
@@ -46,28 +42,6 @@ private struct Finding: Reducer {
       }
       .cancellable(id: ID.timer)
     case .tick:
-      return .none
-    case .groupOfSleepers:
-      // Production order: `.first` at 1 s, `.second` at 2 s.
-      return .run { [clock] send in
-        await withTaskGroup(of: Void.self) { group in
-          group.addTask {
-            try? await clock.sleep(for: .seconds(1))
-            // Some work before sending (a decode, a few hops).
-            for _ in 0..<20 { await Task.yield() }
-            await send(.first)
-          }
-          group.addTask {
-            try? await clock.sleep(for: .seconds(2))
-            await send(.second)
-          }
-        }
-      }
-    case .first:
-      state.log.append("first")
-      return .none
-    case .second:
-      state.log.append("second")
       return .none
     }
   }
@@ -116,18 +90,5 @@ private struct Finding: Reducer {
     await store.finish()
     let elapsed = ContinuousClock.now - start
     #expect(elapsed < .milliseconds(500), "finish waited \(elapsed)")
-  }
-
-  /// Two task-group children asleep at once push `active` to -1 (the uncounted children park
-  /// without having been counted), so waking the first reads quiet at once and `advance` wakes
-  /// the second before the first has sent: the actions arrive out of production order.
-  @Test func advanceKeepsProductionOrderForTaskGroupChildrenSleepingTogether() async {
-    let store = makeStore()
-    store.exhaustivity = .off
-    await store.send(.groupOfSleepers)
-    await clock.advance(by: .seconds(2))
-    await store.skipReceivedActions()
-    await store.finish()
-    #expect(store.state.log == ["first", "second"])
   }
 }
