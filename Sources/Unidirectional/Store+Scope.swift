@@ -143,6 +143,12 @@ extension Store {
     await effects.activity.waitUntilQuiet()
   }
 
+  /// Whether the effects of this store are quiet now: none is running unless asleep on a test
+  /// clock or waiting for effects it started.
+  package var effectsAreQuiet: Bool {
+    effects.activity.isQuiet
+  }
+
   /// Waits until every effect task of this store has ended, until those left are all asleep on
   /// a test clock (nothing but the test can wake them), or until `deadline`.
   ///

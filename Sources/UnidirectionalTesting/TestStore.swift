@@ -154,6 +154,9 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
   /// actions effects fed back that the test has not received yet.
   public var state: State { store.untrackedState }
 
+  /// Whether the store's effects are quiet now (see `TestClock`), for the package's tests.
+  package var effectsAreQuiet: Bool { store.effectsAreQuiet }
+
   /// Runs `operation` with ``exhaustivity`` set to `exhaustivity`, then restores it.
   nonisolated(nonsending) public func withExhaustivity<R>(
     _ exhaustivity: Exhaustivity, operation: () async throws -> R

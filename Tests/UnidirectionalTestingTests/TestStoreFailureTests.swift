@@ -288,6 +288,7 @@ private struct Parent: Reducer {
     var line = 0
     let failures = await recordedFailures {
       let store = TestStore(initialState: 0) { Late() }
+      store.timeout = .seconds(10)  // Generous: the effect needs 50 ms, on a loaded machine more.
       await store.send(true)
       line = #line + 1
       await store.finish()

@@ -58,25 +58,24 @@ private struct Finding: Reducer {
     }
   }
 
-  /// `EffectRuntime.perform` runs a `.throttle` met inside a task through `startSynchronously`
-  /// with a join, but `startThrottled` spawns the window (and the inner effect) without it, so
-  /// the waiting parent is never counted as parked: the activity never reads quiet while the
-  /// window sleeps on the test clock, and `send` (and every `advance` step) pays the 50 ms
+  /// A `.throttle` met inside a task: its window must be started through the waiting task's
+  /// join, or the waiting task is never counted as parked, the activity never reads quiet while
+  /// the window sleeps on the test clock, and `send` (and every `advance` step) pays the 50 ms
   /// settle time.
-  @Test func sendReturnsWithoutTheSettleDelayWhenAThrottleInsideATaskSleeps() async {
-    // A wall-clock measure: the bug made every attempt wait the 50 ms settle time, while a
-    // loaded machine can delay one attempt; the best of three is checked.
-    var best = Duration.seconds(1)
-    for _ in 0..<3 {
-      let store = makeStore()
-      let start = ContinuousClock.now
-      await store.send(.throttledInTask)
-      best = min(best, ContinuousClock.now - start)
-      await store.receive(.value(1)) { $0.values = [1] }
-      await clock.advance(by: .seconds(1))
-      await store.finish()
+  @Test func aThrottleInsideATaskLetsTheEffectsBeQuiet() async {
+    let store = makeStore()
+    await store.send(.throttledInTask)
+    // Quiet within milliseconds; never, with the bug. The bound is wall time for a loaded
+    // machine (under ThreadSanitizer), not a measure.
+    var waited = 0
+    while !store.effectsAreQuiet, waited < 2_000 {
+      try? await Task.sleep(for: .milliseconds(1))
+      waited += 1
     }
-    #expect(best < .milliseconds(40), "send waited \(best): the activity never read quiet")
+    #expect(store.effectsAreQuiet, "the parent of the throttle window never parked")
+    await store.receive(.value(1)) { $0.values = [1] }
+    await clock.advance(by: .seconds(1))
+    await store.finish()
   }
 
   /// A non-exhaustive test passes with a timer still parked on a test clock, yet `finish()`
@@ -85,10 +84,11 @@ private struct Finding: Reducer {
   @Test func nonExhaustiveFinishDoesNotWaitTheTimeoutForATimerParkedOnATestClock() async {
     let store = makeStore()
     store.exhaustivity = .off
+    store.timeout = .seconds(10)
     await store.send(.startTimer)
     let start = ContinuousClock.now
     await store.finish()
     let elapsed = ContinuousClock.now - start
-    #expect(elapsed < .milliseconds(500), "finish waited \(elapsed)")
+    #expect(elapsed < .seconds(5), "finish waited \(elapsed)")
   }
 }

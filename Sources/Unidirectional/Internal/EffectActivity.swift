@@ -54,6 +54,9 @@ final class EffectActivity: Sendable {
   /// The number of counted tasks that have not ended.
   var taskCount: Int { counts.withLock { $0.tasks } }
 
+  /// Whether no counted task is active.
+  var isQuiet: Bool { counts.withLock { $0.active <= 0 } }
+
   /// A counted task was created (it starts active).
   func taskBegan() { update(tasks: 1, active: 1) }
 
