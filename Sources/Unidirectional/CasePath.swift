@@ -1,24 +1,41 @@
 /// How a child value is embedded in, and extracted from, one case of an enum: the action (or
-/// state) routing of a parent feature, without macros and without reflection.
+/// state) routing of a parent feature, without macros and without `Mirror`.
 ///
-/// Declare one line per case, in an extension constrained to the enum, so that `.login` reads
-/// like a case at the call site:
+/// Make one from the case's constructor alone, where the composition asks for it:
 ///
 /// ```swift
-/// extension CasePath where Root == AppAction {
-///   static var login: CasePath<AppAction, LoginAction> { .init(AppAction.login) { if case .login(let a) = $0 { a } else { nil } } }
+/// enum Action {
+///   case login(Login.Action)
+///   case game(Game.Action)
+///   case reset
 /// }
 ///
-/// Scope(state: \.login, action: .login) { Login() }
+/// Scope(state: \.login, action: .case(Action.login)) { Login() }
 /// ```
 ///
-/// `extract` is an ordinary `switch`-like pattern match: O(1), no `Mirror`.
+/// or name it once per case, in an extension, so that call sites read `action: .login`:
+///
+/// ```swift
+/// extension CasePath<AppAction, Login.Action> {
+///   static var login: Self { .case(AppAction.login) }
+/// }
+/// ```
+///
+/// A case path made from a constructor learns how to take the payload out from what the Swift
+/// runtime records about the enum (its cases' tags, payload types and `indirect` flags; see
+/// ``init(_:)`` for the limits): `extract` reads the value's tag, and the payload only if that
+/// case's payload is of type `Value`. It costs a few nanoseconds more than a hand-written
+/// pattern match, whose form ``init(_:extract:)`` remains for anything that is not a plain case.
 public struct CasePath<Root, Value>: Sendable {
   /// Wraps a child value in the case.
   public let embed: @Sendable (Value) -> Root
 
-  /// Returns the child value if the root is this case, `nil` otherwise.
-  public let extract: @Sendable (Root) -> Value?
+  private let extractor: Extractor
+
+  private enum Extractor: Sendable {
+    case closure(@Sendable (Root) -> Value?)
+    case layout(EnumLayout)
+  }
 
   /// Creates a case path from the case's constructor and a pattern match.
   ///
@@ -30,6 +47,65 @@ public struct CasePath<Root, Value>: Sendable {
     extract: @escaping @Sendable (Root) -> Value?
   ) {
     self.embed = embed
-    self.extract = extract
+    self.extractor = .closure(extract)
+  }
+
+  /// Creates a case path from the case's constructor alone: `CasePath(AppAction.login)`.
+  ///
+  /// `Root` must be an enum, and `embed` the constructor of one of its cases whose payload is a
+  /// `Value` (a case with several associated values has a tuple of them as its payload:
+  /// `CasePath<Action, (Int, String)>(Action.pair)`). Any enum layout works: cases with and
+  /// without payloads, `indirect` cases and enums, generic enums, enums nested in payloads.
+  ///
+  /// `extract(root)` returns the payload when `root`'s case has a payload of type `Value` and
+  /// `embed` of that payload makes a value of the same case; `embed` is called to check that,
+  /// so it must be a constructor (or at least free of side effects). A closure that transforms
+  /// its argument (`{ .login(LoginAction($0)) }`) is not a case path: use
+  /// ``init(_:extract:)``.
+  ///
+  /// - Parameter embed: The case's constructor, for example `AppAction.login`.
+  /// - Precondition: `Root` is an enum with a case whose payload is a `Value`, compiled with
+  ///   reflection metadata (the default; `-disable-reflection-metadata` removes it).
+  ///
+  /// Complexity: the first case path of each pair of types reads the enum's runtime records;
+  /// after that, creating one is a cache look-up and `extract` O(1).
+  public init(_ embed: @escaping @Sendable (Value) -> Root) {
+    guard let layout = EnumLayout.of(Root.self, withPayload: Value.self) else {
+      preconditionFailure(
+        """
+        Unidirectional: CasePath<\(Root.self), \(Value.self)>(embed) needs an enum with a case \
+        whose payload is a \(Value.self), built with reflection metadata. Pass the case's \
+        constructor, or use CasePath(embed, extract:) with a pattern match.
+        """)
+    }
+    self.embed = embed
+    self.extractor = .layout(layout)
+  }
+
+  /// A case path from the case's constructor: `.case(AppAction.login)`, where a `CasePath` is
+  /// expected. The same as ``init(_:)``.
+  ///
+  /// - Parameter embed: The case's constructor, for example `AppAction.login`.
+  public static func `case`(_ embed: @escaping @Sendable (Value) -> Root) -> Self {
+    Self(embed)
+  }
+
+  /// Returns the child value if the root is this case, `nil` otherwise.
+  ///
+  /// - Parameter root: The value to match.
+  /// - Complexity: O(1).
+  public func extract(_ root: Root) -> Value? {
+    switch extractor {
+    case .closure(let extract):
+      return extract(root)
+    case .layout(let layout):
+      let tag = layout.tag(of: root)
+      guard let payloadType = layout.cases[tag].payloadType,
+        EnumLayout.payload(payloadType, isLaidOutAs: Value.self)
+      else { return nil }
+      let value = layout.payload(of: root, tag: tag, as: Value.self)
+      // Another case may have a payload of the same type: the embedded value tells.
+      return layout.tag(of: embed(value)) == tag ? value : nil
+    }
   }
 }

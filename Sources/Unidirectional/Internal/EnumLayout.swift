@@ -1,0 +1,215 @@
+/// What the Swift runtime records about an enum type's cases, read once per type: for each case
+/// (by tag), the type of its payload and whether the payload is boxed (`indirect`). With it a
+/// ``CasePath`` made from a case's constructor alone can test a value's case and take out its
+/// payload without `Mirror`.
+///
+/// ## How it reads the runtime, and why that is sound
+///
+/// Everything used here is part of Swift's stable ABI (the layout of metadata, value witness
+/// tables and reflection records, docs/ABI in the Swift repository), and is what `Mirror` reads
+/// for enums (`ReflectionMirror.cpp`), so the compiler must keep emitting it:
+///
+/// - A type's metadata pointer is `unsafeBitCast(T.self, to: UnsafeRawPointer.self)`; its kind
+///   word is `0x201` for enums and `0x202` for `Optional`; the next word points to its nominal
+///   type descriptor.
+/// - The value witness table sits one word before the metadata. An enum's table ends with
+///   `getEnumTag` and `destructiveProjectEnumData` (after the eight common witnesses, size,
+///   stride, flags and extra-inhabitant count). Their Swift calling convention passes the value
+///   and the metadata the way C does on every 64-bit platform Swift supports.
+/// - Tags number the cases with a payload first, then the others, each group in declaration
+///   order. The descriptor's field records list the cases in that same order (this is how
+///   `Mirror` finds a case's name and payload type from its tag), with the payload's mangled
+///   type name, which the runtime's `_getTypeByMangledNameInContext` resolves (with the
+///   metadata's generic arguments, for a generic enum), and an `indirect` flag.
+/// - A destructive projection leaves the payload at the start of the value's storage (with the
+///   tag bits cleared); for an indirect case, the payload is a box whose value lies after the
+///   16-byte object header, aligned for the payload.
+///
+/// A value's payload is read only after the runtime's own record says that the case's payload
+/// has exactly the type it is read as, and never for functions or metatypes, whose storage in a
+/// case differs from their storage in generic code; `CasePathTests` checks every enum layout its generators
+/// make (payload-less, single- and multi-payload, indirect, generic, nested, tuples).
+struct EnumLayout: @unchecked Sendable {
+  // Safe: metadata and the types it names are immutable and live as long as the process.
+
+  /// One case: its payload type (`nil` for a case without payload) and whether it is boxed.
+  struct Case {
+    /// The payload's type, with a single labelled element unwrapped (`case c(x: Int)` stores an
+    /// `Int`).
+    let payloadType: Any.Type?
+    let isIndirect: Bool
+  }
+
+  let metadata: UnsafeRawPointer
+  /// Indexed by tag.
+  let cases: [Case]
+
+  private typealias GetEnumTag = @convention(c) (UnsafeRawPointer, UnsafeRawPointer) -> UInt32
+  private typealias ProjectEnumData =
+    @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer) -> Void
+
+  private let getEnumTag: GetEnumTag
+  private let projectEnumData: ProjectEnumData
+
+  /// The layout of `Root`, if it is an enum with at least one case whose payload is laid out as
+  /// a `Value`; `nil` otherwise (not an enum, no such case, or compiled without reflection
+  /// records). Read once per pair of types, then cached.
+  static func of<Root, Value>(_: Root.Type, withPayload _: Value.Type) -> EnumLayout? {
+    let key = Key(root: ObjectIdentifier(Root.self), value: ObjectIdentifier(Value.self))
+    if let known = cache.withLock({ $0[key] }) { return known }
+    let layout = read(Root.self).flatMap { layout in
+      layout.cases.contains { $0.payloadType.map { payload($0, isLaidOutAs: Value.self) } ?? false }
+        ? layout : nil
+    }
+    cache.withLock { $0[key] = .some(layout) }
+    return layout
+  }
+
+  private struct Key: Hashable {
+    let root: ObjectIdentifier
+    let value: ObjectIdentifier
+  }
+
+  private static let cache = Locked<[Key: EnumLayout?]>([:])
+
+  private static func read(_ type: Any.Type) -> EnumLayout? {
+    let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+    let kind = metadata.load(as: UInt.self)
+    guard kind == 0x201 || kind == 0x202 else { return nil }
+    let descriptor = metadata.load(fromByteOffset: 8, as: UnsafeRawPointer.self)
+    // TypeContextDescriptor: flags, parent, name, access function, fields (relative pointers),
+    // then for enums NumPayloadCasesAndPayloadSizeOffset (low 24 bits: payload cases).
+    let fieldsOffset = descriptor.load(fromByteOffset: 16, as: Int32.self)
+    guard fieldsOffset != 0 else { return nil }
+    let fields = descriptor + 16 + Int(fieldsOffset)
+    // FieldDescriptor: mangled name, superclass, kind (UInt16), record size (UInt16), count.
+    let recordSize = Int(fields.load(fromByteOffset: 10, as: UInt16.self))
+    let recordCount = Int(fields.load(fromByteOffset: 12, as: UInt32.self))
+    let genericArguments = UnsafeRawPointer(metadata + 2 * MemoryLayout<UnsafeRawPointer>.size)
+    var cases: [Case] = []
+    cases.reserveCapacity(recordCount)
+    for index in 0..<recordCount {
+      // FieldRecord: flags (bit 0: indirect), mangled type name, field name.
+      let record = fields + 16 + index * recordSize
+      let flags = record.load(as: UInt32.self)
+      let nameOffset = record.load(fromByteOffset: 4, as: Int32.self)
+      var payloadType: Any.Type?
+      // Cases with an empty payload (`case c(Empty)`) count as cases without one in the
+      // layout, but still have a payload type.
+      if nameOffset != 0 {
+        let name = (record + 4 + Int(nameOffset)).assumingMemoryBound(to: UInt8.self)
+        guard
+          let resolved = _getTypeByMangledNameInContext(
+            name, UInt(mangledNameLength(name)), genericContext: descriptor,
+            genericArguments: genericArguments)
+        else { return nil }
+        let type = unwrappingSingleElementTuple(resolved)
+        payloadType = isStoredAlikeEverywhere(type) ? type : nil
+      }
+      cases.append(Case(payloadType: payloadType, isIndirect: flags & 1 != 0))
+    }
+    let witnesses = metadata.load(fromByteOffset: -8, as: UnsafeRawPointer.self)
+    return EnumLayout(
+      metadata: metadata, cases: cases,
+      getEnumTag: unsafeBitCast(
+        witnesses.load(fromByteOffset: 88, as: UnsafeRawPointer.self), to: GetEnumTag.self),
+      projectEnumData: unsafeBitCast(
+        witnesses.load(fromByteOffset: 96, as: UnsafeRawPointer.self), to: ProjectEnumData.self))
+  }
+
+  /// The length of a mangled name, which may embed symbolic references (a control byte and a
+  /// 4-byte relative or pointer-sized absolute reference, which can contain zero bytes).
+  private static func mangledNameLength(_ name: UnsafePointer<UInt8>) -> Int {
+    var length = 0
+    while true {
+      switch name[length] {
+      case 0: return length
+      case 0x01...0x17: length += 1 + 4
+      case 0x18...0x1F: length += 1 + MemoryLayout<UnsafeRawPointer>.size
+      default: length += 1
+      }
+    }
+  }
+
+  /// Whether values of `type` are stored the same way in a case of a concrete enum and in a
+  /// generic `Value`. Functions and metatypes are not: their representation depends on the
+  /// context (a closure stored in `case c((Int) -> Int)` takes its argument directly, one in
+  /// a generic context indirectly; `Int.Type` may be stored as nothing at all), nor are tuples
+  /// holding them. Cases with such payloads are never matched by a derived case path.
+  private static func isStoredAlikeEverywhere(_ type: Any.Type) -> Bool {
+    let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+    switch metadata.load(as: UInt.self) {
+    case 0x302, 0x304, 0x306:  // function, metatype, existential metatype
+      return false
+    case 0x301:  // tuple
+      let count = metadata.load(fromByteOffset: 8, as: Int.self)
+      return (0..<count).allSatisfy { index in
+        isStoredAlikeEverywhere(
+          unsafeBitCast(
+            metadata.load(fromByteOffset: 24 + index * 16, as: UnsafeRawPointer.self),
+            to: Any.Type.self))
+      }
+    default:
+      return true
+    }
+  }
+
+  /// `(x: Int)`, the payload type of `case c(x: Int)`, is laid out as an `Int`.
+  private static func unwrappingSingleElementTuple(_ type: Any.Type) -> Any.Type {
+    let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+    // Tuple metadata: kind 0x301, element count, labels, then (type, offset) per element.
+    guard metadata.load(as: UInt.self) == 0x301, metadata.load(fromByteOffset: 8, as: Int.self) == 1
+    else { return type }
+    return unsafeBitCast(
+      metadata.load(fromByteOffset: 24, as: UnsafeRawPointer.self), to: Any.Type.self)
+  }
+
+  /// Whether a payload of type `payload` may be read as a `value`: the same type, or tuples
+  /// whose elements are the same types (labels do not change the layout).
+  static func payload(_ payload: Any.Type, isLaidOutAs value: Any.Type) -> Bool {
+    if payload == value { return true }
+    let payloadMetadata = unsafeBitCast(payload, to: UnsafeRawPointer.self)
+    let valueMetadata = unsafeBitCast(value, to: UnsafeRawPointer.self)
+    guard payloadMetadata.load(as: UInt.self) == 0x301, valueMetadata.load(as: UInt.self) == 0x301
+    else { return false }
+    let count = payloadMetadata.load(fromByteOffset: 8, as: Int.self)
+    guard valueMetadata.load(fromByteOffset: 8, as: Int.self) == count else { return false }
+    for index in 0..<count {
+      let offset = 24 + index * 16
+      guard
+        payloadMetadata.load(fromByteOffset: offset, as: UnsafeRawPointer.self)
+          == valueMetadata.load(fromByteOffset: offset, as: UnsafeRawPointer.self)
+      else { return false }
+    }
+    return true
+  }
+
+  /// The tag of `value`'s case.
+  ///
+  /// - Precondition: `Root` is the type this layout was read from.
+  @inline(__always)
+  func tag<Root>(of value: Root) -> Int {
+    withUnsafePointer(to: value) { Int(getEnumTag(UnsafeRawPointer($0), metadata)) }
+  }
+
+  /// A copy of the payload of `value`, whose case has tag `tag`.
+  ///
+  /// - Precondition: `cases[tag].payloadType` is laid out as `Value`.
+  func payload<Root, Value>(of value: Root, tag: Int, as _: Value.Type) -> Value {
+    withUnsafeTemporaryAllocation(of: Root.self, capacity: 1) { buffer in
+      let storage = UnsafeMutableRawPointer(buffer.baseAddress!)
+      buffer.baseAddress!.initialize(to: value)
+      // Clears the tag bits: the storage now holds the payload (or its box), not a `Root`.
+      projectEnumData(storage, metadata)
+      guard cases[tag].isIndirect else {
+        return storage.assumingMemoryBound(to: Value.self).move()
+      }
+      let box = storage.load(as: UnsafeRawPointer.self)
+      let alignmentMask = MemoryLayout<Value>.alignment - 1
+      let payload = (box + ((16 + alignmentMask) & ~alignmentMask)).load(as: Value.self)
+      // Releases the copy's reference to the box.
+      storage.assumingMemoryBound(to: AnyObject.self).deinitialize(count: 1)
+      return payload
+    }
+  }
+}
