@@ -63,7 +63,7 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
   }
 
   /// Identifies the effects of one element (scoped to the store, like all ids).
-  struct ElementEffects: Hashable, @unchecked Sendable {
+  struct ElementEffects: ChildEffectsID, @unchecked Sendable {
     // Safe: a key path is immutable; ids are Sendable.
     let keyPath: AnyKeyPath
     let id: Element.State.ID

@@ -46,7 +46,7 @@ where Child.State: Sendable {
   }
 
   /// Identifies the effects of the child at one key path (scoped to the store, like all ids).
-  struct ChildEffects: Hashable, @unchecked Sendable {
+  struct ChildEffects: ChildEffectsID, @unchecked Sendable {
     // Safe: a key path is immutable.
     let keyPath: AnyKeyPath
   }

@@ -77,11 +77,14 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   struct Queued {
     @usableFromInline let action: Action
     @usableFromInline let pending: PendingStoreTask
+    /// The effect task that sent the action, if an effect did.
+    @usableFromInline let origin: EffectOrigin?
 
     @inlinable
-    init(action: Action, pending: PendingStoreTask) {
+    init(action: Action, pending: PendingStoreTask, origin: EffectOrigin?) {
       self.action = action
       self.pending = pending
+      self.origin = origin
     }
   }
 
@@ -139,7 +142,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
       root: initialState, reducer: reducer, interceptors: interceptors, onIssue: onIssue,
       dependencyBinding: nil)
     // Effects ask for a task so that `await send(action)` can wait while the action is queued.
-    effects.connect { [weak self] action in self?.process(action) ?? StoreTask(nil) }
+    effects.connect { [weak self] in self?.process($0, from: $1) ?? StoreTask(nil) }
   }
 
   /// Creates a store whose reducer is built by a ``ReducerBuilder`` block.
@@ -177,7 +180,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     self.init(
       root: initialState, reducer: reducer, interceptors: [interceptor], onIssue: onIssue,
       dependencyBinding: .never)
-    effects.connect { [weak self] action in self?.process(action) ?? StoreTask(nil) }
+    effects.connect { [weak self] in self?.process($0, from: $1) ?? StoreTask(nil) }
   }
 
   /// Creates a root store, which owns its state, with the dependencies in force now. Its effects
@@ -276,10 +279,20 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     return task
   }
 
+  /// `process` for an action an effect sent: the same, but a queued action remembers the effect
+  /// task, so that it is dropped if that task is cancelled before the action's turn comes.
+  @inlinable
+  func process(_ action: Action, from origin: EffectOrigin?) -> StoreTask {
+    if interceptors.isEmpty, gate.tryAcquireForReducing() {
+      return StoreTask(reduceOwned(action))
+    }
+    return processSlowPath(action, from: origin)
+  }
+
   /// `process` when the store could not be taken at once: waits a moment for another thread's
   /// short reduce, then queues the action (and drains the store if it became idle meanwhile).
   @usableFromInline
-  func processSlowPath(_ action: Action) -> StoreTask {
+  func processSlowPath(_ action: Action, from origin: EffectOrigin? = nil) -> StoreTask {
     if interceptors.isEmpty, !gate.isOwnedByCurrentThread {
       // Another thread holds the store for tens of nanoseconds per action: retrying, yielding
       // the processor and then sleeping while it reduces, is far cheaper than queueing behind it
@@ -302,7 +315,8 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
       return StoreTask(task)
     }
     let pending = PendingStoreTask()
-    if gate.submit({ self.pending.actions.append(Queued(action: action, pending: pending)) }) {
+    let queued = Queued(action: action, pending: pending, origin: origin)
+    if gate.submit({ self.pending.actions.append(queued) }) {
       // The store was idle after all: the caller owns it, and its action is first in line.
       drain()
       if case .some(let task) = pending.resolvedTask { return StoreTask(task) }
@@ -381,6 +395,16 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
         return
       case .requests(let requests):
         carryOut(requests)
+      case .action(let next) where next.origin.map(effects.wasCancelled) == true:
+        // Its effect was cancelled while it waited: effects that were cancelled cannot change
+        // state (a dismissed child's effect must not reach the child presented after it).
+        next.pending.resolve(nil)
+        if next.origin?.reportsDroppedActions == true {
+          effects.reportIssue(
+            StoreIssue(
+              kind: .actionFromDismissedChild(action: ValueDump.line(next.action)), fileID: #fileID,
+              line: #line))
+        }
       case .action(let next):
         let task: Task<Void, Never>?
         if interceptors.isEmpty {

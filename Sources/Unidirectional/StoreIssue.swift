@@ -20,6 +20,12 @@ public struct StoreIssue: Sendable, CustomStringConvertible {
     /// a `forEach` element that was removed, an enum state in another case). It was ignored.
     /// `description` names the action and where its reducer was declared.
     case actionWithoutState(action: String, state: String)
+
+    /// An effect of a child that is gone (a dismissed presentation, a popped or removed
+    /// element, an `ifLet` child replaced by one with another id) sent an action, which was
+    /// dropped rather than given to whatever child is there now. The effect was cancelled when
+    /// its child went away; it sent the action anyway, or had sent it just before.
+    case actionFromDismissedChild(action: String)
   }
 
   /// What went wrong.
@@ -52,6 +58,9 @@ public struct StoreIssue: Sendable, CustomStringConvertible {
     case .actionWithoutState(let action, let state):
       "Unidirectional: the reducer at \(fileID):\(line) received \(action) while \(state) was "
         + "absent; the action was ignored."
+    case .actionFromDismissedChild(let action):
+      "Unidirectional: an effect of a child that is gone sent \(action); the action was "
+        + "dropped (the child's effects were cancelled when it went away)."
     }
   }
 

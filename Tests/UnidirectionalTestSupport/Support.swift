@@ -47,6 +47,11 @@ public final class Gate: Sendable {
     }
   }
 
+  /// How many tasks are waiting for the gate to open.
+  public var waiterCount: Int {
+    state.withLock { $0.waiters.count }
+  }
+
   /// Opens the gate and resumes everyone waiting.
   public func open() {
     let waiters = state.withLock { state in

@@ -22,6 +22,9 @@ final class EffectActivity: Sendable {
     let activity: EffectActivity
     /// The counted task, by the hash of its `UnsafeCurrentTask`.
     let task: Int
+    /// The effect task of the runtime the counted task runs for (itself, or the task whose
+    /// `.merge` it runs a part of).
+    let origin: EffectOrigin
 
     /// Whether the current task is the counted task (not a child task it created).
     var isCurrentTask: Bool {
@@ -32,10 +35,17 @@ final class EffectActivity: Sendable {
   /// The context of the counted task the current task is, or was created by.
   @TaskLocal static var current: Context?
 
-  /// Runs `body` as a counted task of this activity.
-  func runCounted(_ body: () async -> Void) async {
+  /// Runs `body` as a counted task of this activity, for the effect task `origin`.
+  func runCounted(origin: EffectOrigin, _ body: () async -> Void) async {
     let task = withUnsafeCurrentTask { $0?.hashValue } ?? 0
-    await EffectActivity.$current.withValue(Context(activity: self, task: task), operation: body)
+    await EffectActivity.$current.withValue(
+      Context(activity: self, task: task, origin: origin), operation: body)
+  }
+
+  /// The effect task the current task runs for, if it runs effect code of this activity.
+  var currentOrigin: EffectOrigin? {
+    guard let context = EffectActivity.current, context.activity === self else { return nil }
+    return context.origin
   }
 
   private struct Counts {
@@ -169,4 +179,15 @@ final class EffectActivity: Sendable {
       guard await changes.wait(past: seen, timeout: settle) else { return }
     }
   }
+}
+
+/// The effect task an action was sent from, so that the store can drop the action if that task
+/// was cancelled while the action waited in the queue (see `Store.drainPending`).
+@usableFromInline
+struct EffectOrigin: Sendable {
+  /// The task's number in its `EffectRuntime`.
+  @usableFromInline let task: UInt64
+  /// Whether the task runs a navigation child's effects (under a `ChildEffectsID`): a dropped
+  /// action of such a task is reported, since the child it was meant for is gone.
+  @usableFromInline let reportsDroppedActions: Bool
 }

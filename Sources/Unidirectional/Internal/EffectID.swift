@@ -20,3 +20,8 @@ struct EffectID: Hashable, Sendable {
     AnyHashable(base).hash(into: &hasher)
   }
 }
+
+/// A cancellation id under which a child feature's effects run (an `ifLet` child, a `forEach`
+/// element): once the child is gone, its effects are cancelled, and an action one of them sent
+/// that was still waiting to be reduced is dropped and reported, never given to a new child.
+protocol ChildEffectsID: Hashable, Sendable {}

@@ -31,7 +31,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   private let deliver = Locked<Delivery?>(nil)
 
   private struct Delivery {
-    let send: @Sendable (Action) -> StoreTask
+    let send: @Sendable (Action, EffectOrigin?) -> StoreTask
   }
 
   /// Signalled whenever an effect task ends, for ``waitForRunningEffects(timeout:)``.
@@ -50,18 +50,24 @@ final class EffectRuntime<Action: Sendable>: Sendable {
 
   /// Connects the runtime to its store.
   ///
-  /// - Parameter deliver: Reduces or queues an action; what it returns tells a `Send` when the
-  ///   action has been reduced.
+  /// - Parameter deliver: Reduces or queues an action sent by the effect task given (if any);
+  ///   what it returns tells a `Send` when the action has been reduced.
   @usableFromInline
-  func connect(_ deliver: @escaping @Sendable (Action) -> StoreTask) {
+  func connect(_ deliver: @escaping @Sendable (Action, EffectOrigin?) -> StoreTask) {
     self.deliver.withLock { $0 = Delivery(send: deliver) }
   }
 
   /// The `Send` effects of this store use.
   var send: Send<Action> {
     Send(deliver: { [self] action in
-      deliver.withLock { $0 }?.send(action) ?? .none
+      deliver.withLock { $0 }?.send(action, activity.currentOrigin) ?? .none
     })
+  }
+
+  /// Whether the effect task `origin` names was cancelled and is still running (it may be
+  /// waiting for an action it sent).
+  func wasCancelled(_ origin: EffectOrigin) -> Bool {
+    storage.withLock { $0.running[origin.task]?.isCancelled ?? false }
   }
 
   /// The number of effect tasks still running.
@@ -114,7 +120,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     case .none:
       break
     case .send(let action):
-      _ = deliver.withLock { $0 }?.send(action)
+      _ = deliver.withLock { $0 }?.send(action, nil)
     case .cancel(let id):
       cancel(id: id)
     case .issue(let issue):
@@ -167,8 +173,13 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       storage.nextTaskID += 1
       // Created under the lock so that the task cannot finish (and unregister) before it is
       // registered; its `finished` call waits for this lock.
+      // A task inside a child's effects (a nested `.cancellable`) runs for the child too.
+      let origin = EffectOrigin(
+        task: taskID,
+        reportsDroppedActions: activity.currentOrigin?.reportsDroppedActions == true
+          || cancelIDs.contains { $0.base is any ChildEffectsID })
       let task = Task(priority: priority) {
-        await self.activity.runCounted(operation)
+        await self.activity.runCounted(origin: origin, operation)
         self.finished(taskID, cancelIDs: cancelIDs)
         if let join { join.childEnded() } else { self.activity.taskEnded() }
       }
@@ -220,8 +231,9 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       await withTaskGroup(of: Void.self) { group in
         for effect in effects {
           join.childBegan()
+          let origin = activity.currentOrigin ?? EffectOrigin(task: 0, reportsDroppedActions: false)
           group.addTask {
-            await self.activity.runCounted { await self.perform(effect) }
+            await self.activity.runCounted(origin: origin) { await self.perform(effect) }
             join.childEnded()
           }
         }
