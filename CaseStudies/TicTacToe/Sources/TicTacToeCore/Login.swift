@@ -100,6 +100,6 @@ public struct Login: Reducer {
 extension CasePath where Root == Login.Action {
   /// Routes two-factor actions.
   public static var twoFactor: CasePath<Login.Action, TwoFactor.Action> {
-    .init(Login.Action.twoFactor) { if case .twoFactor(let action) = $0 { action } else { nil } }
+    .case(Login.Action.twoFactor)
   }
 }

@@ -69,6 +69,6 @@ public struct NewGame: Reducer {
 extension CasePath where Root == NewGame.Action {
   /// Routes game actions.
   public static var game: CasePath<NewGame.Action, Game.Action> {
-    .init(NewGame.Action.game) { if case .game(let action) = $0 { action } else { nil } }
+    .case(NewGame.Action.game)
   }
 }

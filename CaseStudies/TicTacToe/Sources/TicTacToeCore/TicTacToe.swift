@@ -58,23 +58,23 @@ public struct TicTacToe: Reducer {
 extension CasePath where Root == TicTacToe.State {
   /// The login side of the app's state.
   public static var login: CasePath<TicTacToe.State, Login.State> {
-    .init(TicTacToe.State.login) { $0.login }
+    .case(TicTacToe.State.login)
   }
 
   /// The logged-in side of the app's state.
   public static var newGame: CasePath<TicTacToe.State, NewGame.State> {
-    .init(TicTacToe.State.newGame) { $0.newGame }
+    .case(TicTacToe.State.newGame)
   }
 }
 
 extension CasePath where Root == TicTacToe.Action {
   /// Routes login actions.
   public static var login: CasePath<TicTacToe.Action, Login.Action> {
-    .init(TicTacToe.Action.login) { if case .login(let action) = $0 { action } else { nil } }
+    .case(TicTacToe.Action.login)
   }
 
   /// Routes new-game and game actions.
   public static var newGame: CasePath<TicTacToe.Action, NewGame.Action> {
-    .init(TicTacToe.Action.newGame) { if case .newGame(let action) = $0 { action } else { nil } }
+    .case(TicTacToe.Action.newGame)
   }
 }
