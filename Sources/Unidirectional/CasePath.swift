@@ -55,7 +55,10 @@ public struct CasePath<Root, Value>: Sendable {
   /// `Root` must be an enum, and `embed` the constructor of one of its cases whose payload is a
   /// `Value` (a case with several associated values has a tuple of them as its payload:
   /// `CasePath<Action, (Int, String)>(Action.pair)`). Any enum layout works: cases with and
-  /// without payloads, `indirect` cases and enums, generic enums, enums nested in payloads.
+  /// without payloads, `indirect` cases and enums, generic enums, enums nested in payloads. The
+  /// one exception is a payload that is a function or a metatype (or a tuple or optional of
+  /// one), which a case stores differently from generic code: such cases are never matched, so
+  /// route them with ``init(_:extract:)``.
   ///
   /// `extract(root)` returns the payload when `root`'s case has a payload of type `Value` and
   /// `embed` of that payload makes a value of the same case; `embed` is called to check that,

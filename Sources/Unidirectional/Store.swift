@@ -399,7 +399,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
         // Its effect was cancelled while it waited: effects that were cancelled cannot change
         // state (a dismissed child's effect must not reach the child presented after it).
         next.pending.resolve(nil)
-        if next.origin?.reportsDroppedActions == true {
+        if let origin = next.origin, effects.childWasDismissed(origin) {
           effects.reportIssue(
             StoreIssue(
               kind: .actionFromDismissedChild(action: ValueDump.line(next.action)), fileID: #fileID,

@@ -187,7 +187,8 @@ final class EffectActivity: Sendable {
 struct EffectOrigin: Sendable {
   /// The task's number in its `EffectRuntime`.
   @usableFromInline let task: UInt64
-  /// Whether the task runs a navigation child's effects (under a `ChildEffectsID`): a dropped
-  /// action of such a task is reported, since the child it was meant for is gone.
-  @usableFromInline let reportsDroppedActions: Bool
+  /// The task registered under a `ChildEffectsID` this task runs for (itself, or the task whose
+  /// nested `.cancellable` started it), if any: if that task was cancelled through the child's
+  /// id, the child is gone and a dropped action is reported.
+  @usableFromInline let childTask: UInt64?
 }

@@ -17,6 +17,8 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     /// Open throttle windows by id, with the effect waiting for the window's end, if any.
     var throttleWindows: [EffectID: Effect<Action>?] = [:]
     var isShutDown = false
+    /// Running tasks cancelled through a `ChildEffectsID`: their child is gone.
+    var dismissedChildTasks: Set<UInt64> = []
   }
 
   private let storage = Locked(Storage())
@@ -68,6 +70,12 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// waiting for an action it sent).
   func wasCancelled(_ origin: EffectOrigin) -> Bool {
     storage.withLock { $0.running[origin.task]?.isCancelled ?? false }
+  }
+
+  /// Whether the child the effect task `origin` names runs for was dismissed.
+  func childWasDismissed(_ origin: EffectOrigin) -> Bool {
+    guard let child = origin.childTask else { return false }
+    return storage.withLock { $0.dismissedChildTasks.contains(child) }
   }
 
   /// The number of effect tasks still running.
@@ -174,10 +182,12 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       // Created under the lock so that the task cannot finish (and unregister) before it is
       // registered; its `finished` call waits for this lock.
       // A task inside a child's effects (a nested `.cancellable`) runs for the child too.
+      // Only a task started from inside an effect task (`join`) runs for that task's child: a
+      // top-level effect started while reducing on an effect's task is not the child's.
       let origin = EffectOrigin(
         task: taskID,
-        reportsDroppedActions: activity.currentOrigin?.reportsDroppedActions == true
-          || cancelIDs.contains { $0.base is any ChildEffectsID })
+        childTask: cancelIDs.contains { $0.base is any ChildEffectsID }
+          ? taskID : join == nil ? nil : activity.currentOrigin?.childTask)
       let task = Task(priority: priority) {
         await self.activity.runCounted(origin: origin, operation)
         self.finished(taskID, cancelIDs: cancelIDs)
@@ -193,6 +203,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   private func finished(_ taskID: UInt64, cancelIDs: [EffectID]) {
     storage.withLock { storage in
       storage.running[taskID] = nil
+      storage.dismissedChildTasks.remove(taskID)
       for cancelID in cancelIDs {
         guard var ids = storage.tasksByCancelID[cancelID] else { continue }
         ids.remove(taskID)
@@ -231,7 +242,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       await withTaskGroup(of: Void.self) { group in
         for effect in effects {
           join.childBegan()
-          let origin = activity.currentOrigin ?? EffectOrigin(task: 0, reportsDroppedActions: false)
+          let origin = activity.currentOrigin ?? EffectOrigin(task: 0, childTask: nil)
           group.addTask {
             await self.activity.runCounted(origin: origin) { await self.perform(effect) }
             join.childEnded()
@@ -349,7 +360,9 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// Cancels every running task started under `id`.
   func cancel(id: EffectID) {
     let tasks = storage.withLock { storage in
-      (storage.tasksByCancelID.removeValue(forKey: id) ?? []).compactMap { storage.running[$0] }
+      let ids = storage.tasksByCancelID.removeValue(forKey: id) ?? []
+      if id.base is any ChildEffectsID { storage.dismissedChildTasks.formUnion(ids) }
+      return ids.compactMap { storage.running[$0] }
     }
     // Outside the lock: cancellation handlers run synchronously and may call back in.
     for task in tasks { task.cancel() }
@@ -360,7 +373,9 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     let tasks = storage.withLock { storage in
       let ids = storage.tasksByCancelID.keys.filter { predicate($0.base) }
       return ids.flatMap { id in
-        (storage.tasksByCancelID.removeValue(forKey: id) ?? []).compactMap { storage.running[$0] }
+        let tasks = storage.tasksByCancelID.removeValue(forKey: id) ?? []
+        if id.base is any ChildEffectsID { storage.dismissedChildTasks.formUnion(tasks) }
+        return tasks.compactMap { storage.running[$0] }
       }
     }
     for task in tasks { task.cancel() }

@@ -135,12 +135,16 @@ struct EnumLayout: @unchecked Sendable {
   /// generic `Value`. Functions and metatypes are not: their representation depends on the
   /// context (a closure stored in `case c((Int) -> Int)` takes its argument directly, one in
   /// a generic context indirectly; `Int.Type` may be stored as nothing at all), nor are tuples
-  /// holding them. Cases with such payloads are never matched by a derived case path.
+  /// or optionals holding them (the compiler lays both out for their concrete elements). Cases with such payloads are never matched by a derived case path.
   private static func isStoredAlikeEverywhere(_ type: Any.Type) -> Bool {
     let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
     switch metadata.load(as: UInt.self) {
     case 0x302, 0x304, 0x306:  // function, metatype, existential metatype
       return false
+    case 0x202:  // Optional: stores its payload at the payload's own abstraction, like a tuple
+      return isStoredAlikeEverywhere(
+        unsafeBitCast(
+          metadata.load(fromByteOffset: 16, as: UnsafeRawPointer.self), to: Any.Type.self))
     case 0x301:  // tuple
       let count = metadata.load(fromByteOffset: 8, as: Int.self)
       return (0..<count).allSatisfy { index in
