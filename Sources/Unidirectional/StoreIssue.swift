@@ -21,10 +21,11 @@ public struct StoreIssue: Sendable, CustomStringConvertible {
     /// `description` names the action and where its reducer was declared.
     case actionWithoutState(action: String, state: String)
 
-    /// An effect of a child that is gone (a dismissed presentation, a popped or removed
-    /// element, an `ifLet` child replaced by one with another id) sent an action, which was
-    /// dropped rather than given to whatever child is there now. The effect was cancelled when
-    /// its child went away; it sent the action anyway, or had sent it just before.
+    /// An effect of a navigation child (an `ifLet`, `ifCaseLet`, presented or stack child, a
+    /// `forEach` element) sent an action after the child was dismissed, popped, removed or
+    /// replaced and its effects cancelled, or had sent it just before and it was still waiting
+    /// to be reduced. The action was dropped, never given to whatever child is there now: the
+    /// effect should stop when cancelled. `fileID` and `line` say where the effect was created.
     case actionFromDismissedChild(action: String)
   }
 
@@ -59,8 +60,8 @@ public struct StoreIssue: Sendable, CustomStringConvertible {
       "Unidirectional: the reducer at \(fileID):\(line) received \(action) while \(state) was "
         + "absent; the action was ignored."
     case .actionFromDismissedChild(let action):
-      "Unidirectional: an effect of a child that is gone sent \(action); the action was "
-        + "dropped (the child's effects were cancelled when it went away)."
+      "Unidirectional: an effect created at \(fileID):\(line) sent \(action) after its child "
+        + "feature was dismissed or replaced; the action was ignored."
     }
   }
 
