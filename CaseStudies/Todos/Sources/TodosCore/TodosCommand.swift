@@ -1,0 +1,195 @@
+import CaseStudySupport
+import Unidirectional
+
+/// One line of user input to the to-do program, parsed for the screen it was typed on.
+///
+/// Input that cannot apply now (an item number that is not shown, a move onto itself, `undo`
+/// with nothing to restore) is `invalid` with a message that names the bad part and the valid
+/// forms, so the state never changes on bad input. A command means the same on every screen
+/// that has it (`back`, `help`, `show`, `quit`, `undo` everywhere; `done`, `edit`, `delete`
+/// act on item N on the list and on the shown item in item mode).
+public enum TodosCommand: Equatable, Sendable {
+  /// Send this action to the store.
+  case send(Todos.Action)
+  /// Show the current screen again.
+  case show
+  /// Show the commands of the current screen.
+  case help
+  /// Leave the program.
+  case quit
+  /// Nothing to do (an empty or all-blank line).
+  case nothing
+  /// The line cannot be used now; `message` says why and what is allowed.
+  case invalid(message: String)
+
+  /// The commands of each screen, for help and error messages.
+  public static func usage(on screen: Screen) -> String {
+    switch screen {
+    case .list:
+      "add TITLE, edit N, done N, reopen N, delete N, undo, move N M, "
+        + "filter all|active|completed, open N, show, help, quit"
+    }
+  }
+
+  /// What each command of a screen does, one per line.
+  public static func commandList(on screen: Screen) -> String {
+    switch screen {
+    case .list:
+      """
+      add TITLE        add an item at the end (1 to \(Title.maximumLength) characters)
+      edit N           change the title of item N in an editor
+      done N           mark item N done
+      reopen N         mark item N not done
+      delete N         delete item N (undo restores it for \(seconds(Todos.undoWindow)) seconds)
+      undo             restore the item deleted last
+      move N M         move item N to position M
+      filter F         show all, active or completed items
+      open N           open item N (its details and tags)
+      show             show the list again
+      help             this list
+      quit             leave (so does the end of input); the list is saved after every change
+      """
+    }
+  }
+
+  /// Parses one line typed on the screen of `state`.
+  ///
+  /// - Parameters:
+  ///   - line: The line, without its newline.
+  ///   - state: The program's state when the line is read.
+  public init(_ line: String, state: Todos.State) {
+    let (command, argument) = line.commandAndArgument
+    let screen = state.screen
+    switch command {
+    case "":
+      self = .nothing
+      return
+    case "help", "show", "quit":
+      guard argument.isEmpty else {
+        self = Self.noArgument(command, on: screen)
+        return
+      }
+      self = command == "help" ? .help : command == "show" ? .show : .quit
+      return
+    case "undo":
+      guard argument.isEmpty else {
+        self = Self.noArgument(command, on: screen)
+        return
+      }
+      self = Self.undo(state)
+      return
+    default:
+      break
+    }
+    do {
+      let parsed: Self?
+      switch screen {
+      case .list: parsed = try Self.list(command, argument, state)
+      }
+      self =
+        parsed
+        ?? .invalid(
+          message: "unknown command '\(command.truncatedForDisplay())'; valid here: "
+            + Self.usage(on: screen))
+    } catch {
+      self = .invalid(message: error.message)
+    }
+  }
+
+  private static func undo(_ state: Todos.State) -> Self {
+    switch state.undo {
+    case .available: .send(.undoTapped)
+    case .expired(let title):
+      .invalid(
+        message: "nothing to undo: “\(title.truncatedForDisplay())” was deleted more than "
+          + "\(seconds(Todos.undoWindow)) seconds ago")
+    case nil: .invalid(message: "nothing to undo: no item was deleted")
+    }
+  }
+
+  private static func list(_ command: Substring, _ argument: Substring, _ state: Todos.State)
+    throws(Invalid) -> Self?
+  {
+    switch command {
+    case "add":
+      if let problem = Title.problem(with: argument) {
+        throw Invalid("cannot add: \(problem); e.g. 'add Buy milk'")
+      }
+      return .send(.addTapped(title: String(argument)))
+    case "done", "reopen":
+      let todo = try item(argument, in: state, example: "\(command) 1")
+      let isDone = command == "done"
+      guard todo.isComplete != isDone else {
+        throw Invalid("item \(argument) is already \(isDone ? "done" : "not done")")
+      }
+      return .send(.todos(id: todo.id, action: .setCompleted(isDone)))
+    case "delete":
+      return .send(.deleteTapped(id: try item(argument, in: state, example: "delete 1").id))
+    case "move":
+      let parts = argument.split(whereSeparator: \.isWhitespace)
+      let example = "move 3 1"
+      guard parts.count == 2 else {
+        throw Invalid(
+          "'move' needs two item numbers: 'move N M' moves item N to position M, e.g. "
+            + "'\(example)'")
+      }
+      let todo = try item(parts[0], in: state, example: example)
+      let target = try item(parts[1], in: state, example: example)
+      guard todo.id != target.id else {
+        throw Invalid("item \(parts[0]) is already at position \(parts[1])")
+      }
+      return .send(.moveTapped(id: todo.id, toPositionOf: target.id))
+    case "filter":
+      let valid = Filter.allCases.map(\.rawValue).joined(separator: ", ")
+      guard !argument.isEmpty else {
+        throw Invalid("'filter' needs one of: \(valid); e.g. 'filter active'")
+      }
+      guard let filter = Filter(rawValue: argument.lowercased()) else {
+        throw Invalid(
+          "unknown filter '\(argument.truncatedForDisplay())'; valid filters: \(valid)")
+      }
+      guard filter != state.filter else {
+        throw Invalid("the list already shows \(filter.rawValue) items")
+      }
+      return .send(.filterChanged(filter))
+    default:
+      return nil
+    }
+  }
+
+  /// The item shown at position `text` (from 1).
+  ///
+  /// - Throws: A message naming the bad number and the valid ones.
+  private static func item(_ text: Substring, in state: Todos.State, example: String)
+    throws(Invalid) -> Todo
+  {
+    let visible = state.visibleTodos
+    let range =
+      visible.isEmpty
+      ? "the list shows no items" : "valid numbers: 1-\(visible.count)"
+    guard !text.isEmpty else {
+      throw Invalid("an item number is missing, e.g. '\(example)'; \(range)")
+    }
+    guard let number = Int(text) else {
+      throw Invalid("'\(text.truncatedForDisplay())' is not an item number; \(range)")
+    }
+    guard number >= 1, number <= visible.count else {
+      throw Invalid("there is no item \(number); \(range)")
+    }
+    return visible[number - 1]
+  }
+
+  /// Why a line cannot be used.
+  struct Invalid: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+  }
+
+  private static func noArgument(_ command: Substring, on screen: Screen) -> Self {
+    .invalid(message: "'\(command)' takes no argument; valid here: \(usage(on: screen))")
+  }
+
+  private static func seconds(_ duration: Duration) -> Int {
+    Int(duration.components.seconds)
+  }
+}
