@@ -173,8 +173,8 @@ struct SavingChanges<Base: Reducer<Todos.State, Todos.Action>>: Reducer {
 extension CasePath where Root == Todos.Action {
   /// Routes row actions.
   public static var todos: CasePath<Todos.Action, (id: Todo.ID, action: TodoRow.Action)> {
-    .init({ Todos.Action.todos(id: $0.id, action: $0.action) }) {
-      if case .todos(let id, let action) = $0 { (id, action) } else { nil }
-    }
+    .init(
+      { Todos.Action.todos(id: $0.id, action: $0.action) },
+      extract: { if case .todos(let id, let action) = $0 { (id, action) } else { nil } })
   }
 }
