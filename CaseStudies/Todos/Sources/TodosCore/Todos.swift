@@ -47,7 +47,7 @@ public struct Todos: Reducer {
     /// Adds an item with this title at the end (ignored if the title is invalid).
     case addTapped(title: String)
     /// An action of one item's row.
-    case todos(id: Todo.ID, action: TodoRow.Action)
+    case todos(IdentifiedActionOf<TodoRow>)
     /// Deletes the item; it can be restored for ``Todos/undoWindow``.
     case deleteTapped(id: Todo.ID)
     /// Moves the item to the position the other item has now.
@@ -174,7 +174,18 @@ extension CasePath where Root == Todos.Action {
   /// Routes row actions.
   public static var todos: CasePath<Todos.Action, (id: Todo.ID, action: TodoRow.Action)> {
     .init(
-      { Todos.Action.todos(id: $0.id, action: $0.action) },
-      extract: { if case .todos(let id, let action) = $0 { (id, action) } else { nil } })
+      { Todos.Action.todos(.element(id: $0.id, action: $0.action)) },
+      extract: {
+        if case .todos(.element(let id, let action)) = $0 { (id, action) } else { nil }
+      })
   }
 }
+
+// Stand-in until the navigation API lands on this branch (same shape as its contract).
+public enum IdentifiedAction<ID: Hashable & Sendable, Action> {
+  case element(id: ID, action: Action)
+}
+extension IdentifiedAction: Equatable where Action: Equatable {}
+extension IdentifiedAction: Sendable where Action: Sendable {}
+public typealias IdentifiedActionOf<R: Reducer> = IdentifiedAction<R.State.ID, R.Action>
+where R.State: Identifiable, R.State.ID: Sendable

@@ -122,7 +122,7 @@ public enum TodosCommand: Equatable, Sendable {
       guard todo.isComplete != isDone else {
         throw Invalid("item \(argument) is already \(isDone ? "done" : "not done")")
       }
-      return .send(.todos(id: todo.id, action: .setCompleted(isDone)))
+      return .send(.todos(.element(id: todo.id, action: .setCompleted(isDone))))
     case "delete":
       return .send(.deleteTapped(id: try item(argument, in: state, example: "delete 1").id))
     case "move":
