@@ -176,6 +176,16 @@ extension Effect {
   public func map<NewAction>(
     _ transform: @escaping @Sendable (Action) -> NewAction
   ) -> Effect<NewAction> {
+    map(transform, child: nil)
+  }
+
+  /// `map`, for the effects of a navigation child when `child` is given: its operations run
+  /// with `dismiss()` reaching the parent, and actions they send after the child is gone are
+  /// reported (see ``NavigationChild``).
+  func map<NewAction>(
+    _ transform: @escaping @Sendable (Action) -> NewAction,
+    child: NavigationChild<NewAction>?
+  ) -> Effect<NewAction> {
     switch operation {
     case .none:
       return .none
@@ -183,13 +193,18 @@ extension Effect {
       return .send(transform(action))
     case .run(let run):
       let operation = run.operation
+      let (fileID, line) = (run.fileID, run.line)
       let operationMap: @Sendable (Send<NewAction>) async throws -> Void = { send in
-        try await operation(Send<Action>(deliver: { send.deliver(transform($0)) }))
+        let childSend = Self.send(send, transform, child: child, fileID: fileID, line: line)
+        guard let child else { return try await operation(childSend) }
+        try await child.run(parentSend: send) { try await operation(childSend) }
       }
       var handlerMap: (@Sendable (any Error, Send<NewAction>) async -> Void)?
       if let handler = run.handler {
         handlerMap = { error, send in
-          await handler(error, Send<Action>(deliver: { send.deliver(transform($0)) }))
+          let childSend = Self.send(send, transform, child: child, fileID: fileID, line: line)
+          guard let child else { return await handler(error, childSend) }
+          await child.run(parentSend: send) { await handler(error, childSend) }
         }
       }
       let mapped = Effect<NewAction>.Run(
@@ -202,12 +217,13 @@ extension Effect {
       )
       return Effect<NewAction>(.run(mapped))
     case .merge(let effects):
-      return Effect<NewAction>(.merge(effects.map { $0.map(transform) }))
+      return Effect<NewAction>(.merge(effects.map { $0.map(transform, child: child) }))
     case .concatenate(let effects):
-      return Effect<NewAction>(.concatenate(effects.map { $0.map(transform) }))
+      return Effect<NewAction>(.concatenate(effects.map { $0.map(transform, child: child) }))
     case .cancellable(let id, let cancelInFlight, let effect):
       return Effect<NewAction>(
-        .cancellable(id: id, cancelInFlight: cancelInFlight, effect.map(transform)))
+        .cancellable(
+          id: id, cancelInFlight: cancelInFlight, effect.map(transform, child: child)))
     case .cancel(let id):
       return Effect<NewAction>(.cancel(id: id))
     case .issue(let issue):
@@ -216,8 +232,29 @@ extension Effect {
       return Effect<NewAction>(.cancelMatching(predicate))
     case .throttle(let id, let interval, let clock, let latest, let effect):
       return Effect<NewAction>(
-        .throttle(id: id, interval: interval, clock: clock, latest: latest, effect.map(transform)))
+        .throttle(
+          id: id, interval: interval, clock: clock, latest: latest,
+          effect.map(transform, child: child)))
     }
+  }
+
+  /// The `Send` a mapped operation gets: it transforms actions and passes them to `send`.
+  /// Actions dropped from a cancelled task are reported if `child` is gone, or else passed on
+  /// to `send`'s own `dropped` (an enclosing navigation child may be the one that is gone).
+  private static func send<NewAction>(
+    _ send: Send<NewAction>, _ transform: @escaping @Sendable (Action) -> NewAction,
+    child: NavigationChild<NewAction>?, fileID: String, line: UInt
+  ) -> Send<Action> {
+    let deliver: @Sendable (Action) -> StoreTask = { send.deliver(transform($0)) }
+    let parentDropped = send.dropped
+    // No closure to allocate on the plain path (no navigation child anywhere above).
+    guard child != nil || parentDropped != nil else { return Send(deliver: deliver) }
+    return Send(
+      deliver: deliver,
+      dropped: { action in
+        if let child, child.reportIfGone(action, fileID: fileID, line: line) { return }
+        parentDropped?(transform(action))
+      })
   }
 
   /// Reports, through the store's issue handler, an action that arrived for child state that

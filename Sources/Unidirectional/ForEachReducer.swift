@@ -1,5 +1,5 @@
 /// A parent reducer with an element reducer for each element of an `IdentifiedArray`. Made by
-/// ``Reducer/forEach(_:action:element:fileID:line:)``.
+/// ``Reducer/forEach(_:action:element:fileID:line:)-(_,CasePath<Self.Action,(ElementState.ID,ElementAction)>,_,_,_)``.
 public struct ForEachReducer<Parent: Reducer, Element: Reducer>: Reducer
 where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
   /// An element's id and one of its actions.

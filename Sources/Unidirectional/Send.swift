@@ -16,6 +16,10 @@ public struct Send<Action>: Sendable {
   /// Hands an action to the store and says how to wait for its reduction.
   let deliver: @Sendable (Action) -> StoreTask
 
+  /// Told of an action sent from a cancelled task, which is dropped: navigation reducers report
+  /// actions from the effects of a child that was dismissed (see `Effect.map(_:child:)`).
+  let dropped: (@Sendable (Action) -> Void)?
+
   /// Creates a `Send` that passes actions to `send`.
   ///
   /// Effects get their `Send` from the store; create one yourself only to adapt actions. A
@@ -27,11 +31,16 @@ public struct Send<Action>: Sendable {
       send(action)
       return .none
     }
+    self.dropped = nil
   }
 
   /// Creates a `Send` whose calls wait for the task `deliver` returns to be reduced.
-  init(deliver: @escaping @Sendable (Action) -> StoreTask) {
+  init(
+    deliver: @escaping @Sendable (Action) -> StoreTask,
+    dropped: (@Sendable (Action) -> Void)? = nil
+  ) {
     self.deliver = deliver
+    self.dropped = dropped
   }
 
   /// Sends an action to the store, unless the current task is cancelled, and returns once it is
@@ -43,7 +52,10 @@ public struct Send<Action>: Sendable {
   ///
   /// - Parameter action: The action to send.
   public func callAsFunction(_ action: Action) async {
-    guard !Task.isCancelled else { return }
+    guard !Task.isCancelled else {
+      dropped?(action)
+      return
+    }
     await deliver(action).waitUntilReduced()
   }
 }

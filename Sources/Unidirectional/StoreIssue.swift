@@ -20,6 +20,12 @@ public struct StoreIssue: Sendable, CustomStringConvertible {
     /// a `forEach` element that was removed, an enum state in another case). It was ignored.
     /// `description` names the action and where its reducer was declared.
     case actionWithoutState(action: String, state: String)
+
+    /// An effect of a navigation child (an `ifLet`, `ifCaseLet`, presented or stack child) sent
+    /// an action after the child was dismissed, popped or replaced, and its effects cancelled.
+    /// The action was ignored: the effect should stop when cancelled. `fileID` and `line` say
+    /// where the effect was created.
+    case actionFromDismissedChild(action: String)
   }
 
   /// What went wrong.
@@ -52,6 +58,9 @@ public struct StoreIssue: Sendable, CustomStringConvertible {
     case .actionWithoutState(let action, let state):
       "Unidirectional: the reducer at \(fileID):\(line) received \(action) while \(state) was "
         + "absent; the action was ignored."
+    case .actionFromDismissedChild(let action):
+      "Unidirectional: an effect created at \(fileID):\(line) sent \(action) after its child "
+        + "feature was dismissed or replaced; the action was ignored."
     }
   }
 

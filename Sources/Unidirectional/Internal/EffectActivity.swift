@@ -46,6 +46,10 @@ final class EffectActivity: Sendable {
     var active = 0
   }
 
+  /// The effect runtime that counts its tasks here, for effect code that acts on its store's
+  /// effects (see `EffectRuntime+TaskCancellation.swift`). Weak: the runtime owns this activity.
+  let runtime = WeakEffectRuntime()
+
   private let counts = Locked(Counts())
   private let changes = ChangeSignal()
 

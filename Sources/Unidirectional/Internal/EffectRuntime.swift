@@ -46,6 +46,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   @usableFromInline
   init(reportIssue: @escaping @Sendable (StoreIssue) -> Void) {
     self.reportIssue = reportIssue
+    activity.runtime.set(self)
   }
 
   /// Connects the runtime to its store.
@@ -356,9 +357,10 @@ final class EffectRuntime<Action: Sendable>: Sendable {
 
   /// Cancels every running effect task.
   func cancelAll() {
+    // The tasks stay registered under their ids until they end: a navigation child's effect
+    // cancelled this way was not dismissed (`wasCancelledAsAWhole(id:)` must say no).
     let tasks = storage.withLock { storage in
-      storage.tasksByCancelID = [:]
-      return Array(storage.running.values)
+      Array(storage.running.values)
     }
     for task in tasks { task.cancel() }
   }
@@ -373,6 +375,29 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     }
     deliver.withLock { $0 = nil }
     for task in tasks { task.cancel() }
+  }
+
+  // MARK: Acting from inside effects (see EffectRuntime+TaskCancellation.swift)
+
+  /// Whether no task is registered under `id` while the store still runs.
+  func wasCancelledAsAWhole(id: EffectID) -> Bool {
+    storage.withLock { !$0.isShutDown && $0.tasksByCancelID[id] == nil }
+  }
+
+  /// Runs `operation` in a task registered under `id`, as `perform` runs a `.cancellable`
+  /// effect, and waits for it; this task's cancellation passes on to it.
+  ///
+  /// - Returns: `false` if the store is gone and `operation` did not run.
+  func runCancellable(
+    id: EffectID, cancelInFlight: Bool, _ operation: @escaping @Sendable () async -> Void
+  ) async -> Bool {
+    if cancelInFlight { cancel(id: id) }
+    let join = EffectActivity.Join(activity)
+    guard let task = spawn(cancelIDs: [id], priority: nil, join: join, operation) else {
+      return false
+    }
+    await awaitAll([task], join: join)
+    return true
   }
 }
 

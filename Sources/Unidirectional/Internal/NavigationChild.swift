@@ -1,0 +1,49 @@
+/// What a navigation reducer (`ifLet`, `ifCaseLet`, presentation `ifLet`, stack `forEach`) adds
+/// to its child's effects as it maps them to parent actions (see `Effect.map(_:child:)`).
+///
+/// - `dismiss()` in the child's effects sends the parent `dismissAction`, through the parent's
+///   `Send`, which only this mapping layer holds: hence a task-local installed around the
+///   child's operations, rather than a dependency value the reducer could set.
+/// - An action the child's effects send after the child is gone (its effects cancelled because
+///   it was dismissed, popped or replaced) is reported, not dropped in silence: it is a bug in
+///   the child (an effect that does not stop when cancelled), and TCA users expect to hear of
+///   it. Effects cancelled otherwise (`.cancel(id:)`, a cancelled `StoreTask`) still drop their
+///   actions silently.
+struct NavigationChild<ParentAction>: Sendable {
+  /// The cancellation id of the child's effects; it includes the child's identity. When no
+  /// effect is registered under it any more, the child was cancelled as a whole.
+  let lifetime: EffectID
+
+  /// Makes the parent action that dismisses the child (`.dismiss`, `.popFrom(id:)`), or `nil`
+  /// if the child cannot dismiss itself (a plain `ifLet` or `ifCaseLet` child).
+  let dismissAction: (@Sendable () -> ParentAction)?
+
+  /// Runs the child's `operation` with `dismiss()` reaching this child's parent.
+  ///
+  /// - Parameter parentSend: The parent-level `Send` the mapped operation was given.
+  func run(
+    parentSend: Send<ParentAction>, _ operation: () async throws -> Void
+  ) async rethrows {
+    guard let dismissAction else { return try await operation() }
+    let handler = DismissEffect.Handler { await parentSend(dismissAction()) }
+    try await DismissEffect.$handler.withValue(handler, operation: operation)
+  }
+
+  /// Reports `action`, dropped from a cancelled task of the child's effects, if the child is
+  /// gone.
+  ///
+  /// - Parameters:
+  ///   - fileID: Where the effect that sent it was created.
+  ///   - line: The line in `fileID`.
+  /// - Returns: Whether it reported.
+  func reportIfGone(_ action: Any, fileID: String, line: UInt) -> Bool {
+    guard let runtime = EffectActivity.current?.activity.runtime.value,
+      runtime.wasCancelledAsAWhole(id: lifetime)
+    else { return false }
+    runtime.reportIssue(
+      StoreIssue(
+        kind: .actionFromDismissedChild(action: ValueDump.line(action)), fileID: fileID,
+        line: line))
+    return true
+  }
+}

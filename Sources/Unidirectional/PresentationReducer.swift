@@ -1,0 +1,125 @@
+/// A parent reducer with a reducer for a presented child feature. Made by
+/// ``Reducer/ifLet(_:action:destination:fileID:line:)``.
+public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reducer {
+  // Safe: key paths are immutable; the captured subscript arguments are fixed at creation.
+  nonisolated(unsafe) let toPresentation:
+    WritableKeyPath<Parent.State, PresentationState<Destination.State>>
+  let toPresentationAction: CasePath<Parent.Action, PresentationAction<Destination.Action>>
+  let parent: Parent
+  let destination: Destination
+  let fileID: String
+  let line: UInt
+
+  init(
+    parent: Parent, destination: Destination,
+    toPresentation: WritableKeyPath<Parent.State, PresentationState<Destination.State>>,
+    toPresentationAction: CasePath<Parent.Action, PresentationAction<Destination.Action>>,
+    fileID: String, line: UInt
+  ) {
+    self.parent = parent
+    self.destination = destination
+    self.toPresentation = toPresentation
+    self.toPresentationAction = toPresentationAction
+    self.fileID = fileID
+    self.line = line
+  }
+
+  /// Runs the destination for `.presented` actions, then the parent; ends the presentation for
+  /// `.dismiss` (after the parent); cancels the effects of a presentation that ended.
+  public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
+  {
+    let presentationAction = toPresentationAction.extract(action)
+    let idBefore = state[keyPath: toPresentation].presentationID
+    var destinationEffect = Effect<Parent.Action>.none
+    switch presentationAction {
+    case .presented(let destinationAction)?:
+      if let id = idBefore {
+        let embed = toPresentationAction.embed
+        let effects = Effects(keyPath: toPresentation, presentation: id)
+        // Written through the storage: the destination cannot start a new presentation.
+        destinationEffect = destination.reduce(
+          into: &state[keyPath: toPresentation].value!, action: destinationAction
+        )
+        .map(
+          { embed(.presented($0)) },
+          child: NavigationChild(lifetime: EffectID(effects), dismissAction: { embed(.dismiss) })
+        )
+        .cancellable(id: effects)
+      } else {
+        destinationEffect = .actionWithoutState(
+          action, state: "the presented \(ValueDump.typeName(Destination.State.self))",
+          fileID: fileID, line: line)
+      }
+    case .dismiss?:
+      if idBefore == nil {
+        destinationEffect = .actionWithoutState(
+          action, state: "the presented \(ValueDump.typeName(Destination.State.self))",
+          fileID: fileID, line: line)
+      }
+    case nil:
+      break
+    }
+    let parentEffect = parent.reduce(into: &state, action: action)
+    if case .dismiss? = presentationAction, let idBefore,
+      state[keyPath: toPresentation].presentationID == idBefore
+    {
+      // The parent saw the dismissal and did not present something else in its place.
+      state[keyPath: toPresentation].wrappedValue = nil
+    }
+    guard let idBefore, state[keyPath: toPresentation].presentationID != idBefore else {
+      return destinationEffect.merge(with: parentEffect)
+    }
+    // The presentation ended (dismissed, or replaced by another): its effects end with it.
+    return .merge(
+      destinationEffect, parentEffect,
+      .cancel(id: Effects(keyPath: toPresentation, presentation: idBefore)))
+  }
+
+  /// Identifies the effects of one presentation (scoped to the store, like all ids).
+  struct Effects: Hashable, @unchecked Sendable {
+    // Safe: a key path is immutable.
+    let keyPath: AnyKeyPath
+    let presentation: UInt64
+  }
+}
+
+extension Reducer {
+  /// Adds a reducer for a presented child feature: its state in a ``PresentationState``, its
+  /// actions in a ``PresentationAction``.
+  ///
+  /// ```swift
+  /// var body: some Reducer<State, Action> {
+  ///   Reduce { state, action in … }
+  ///     .ifLet(\.$editor, action: .editor) { Editor() }
+  /// }
+  /// ```
+  ///
+  /// - `.presented(action)` runs the destination on the presented state, then this reducer.
+  /// - `.dismiss` runs this reducer, then sets the presented state to `nil` (unless this
+  ///   reducer presented something else meanwhile).
+  /// - The effects of a presentation are cancelled when it ends, however it ends: this reducer
+  ///   sets the state to `nil` or presents another child in its place, `.dismiss` arrives, or
+  ///   the child calls `dismiss()` (see ``DismissEffect``). An action those effects send
+  ///   afterwards is reported (see ``StoreIssue/Kind/actionFromDismissedChild(action:)``).
+  /// - An action for the child while nothing is presented is ignored and reported.
+  ///
+  /// - Parameters:
+  ///   - state: Where the presentation lives: the projected value of a `@PresentationState`
+  ///     property, `\.$editor`.
+  ///   - action: The action case that carries the child's presentation actions.
+  ///   - destination: The child reducer.
+  ///   - fileID: The file of the call, named in issues this produces (filled in for you).
+  ///   - line: The line of the call (filled in for you).
+  public func ifLet<DestinationState, DestinationAction, Destination: Reducer>(
+    _ state: WritableKeyPath<State, PresentationState<DestinationState>>,
+    action: CasePath<Action, PresentationAction<DestinationAction>>,
+    @ReducerBuilder<DestinationState, DestinationAction> destination: () -> Destination,
+    fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) -> PresentationReducer<Self, Destination>
+  where DestinationState == Destination.State, DestinationAction == Destination.Action {
+    PresentationReducer(
+      parent: self, destination: destination(), toPresentation: state,
+      toPresentationAction: action, fileID: "\(fileID)", line: line)
+  }
+}

@@ -1,0 +1,122 @@
+import Synchronization
+
+/// Source of presentation identities: unique in the process, so a presentation is never taken
+/// for another one, whatever state it is copied into.
+private let presentationIDs = Atomic<UInt64>(0)
+
+/// The state of an optional child feature that is presented (a modal mode, an editor, a
+/// confirmation), with an identity per presentation. Drive it with
+/// ``Reducer/ifLet(_:action:destination:fileID:line:)``.
+///
+/// ```swift
+/// struct State: Equatable, Sendable {
+///   @PresentationState var editor: Editor.State?
+/// }
+/// …
+/// case .editTapped:
+///   state.editor = Editor.State(text: state.text)   // presents
+/// ```
+///
+/// Each presentation has its own identity, assigned when a value is presented: when the state
+/// goes from `nil` to a value, or is replaced by a value whose `Identifiable` id differs (for an
+/// `Identifiable` child state). The effects of a presentation are cancelled when its identity
+/// ends, so a child presented again never receives the actions of the effects of the child
+/// before it. Editing the presented value in place, or replacing it with a value that is not
+/// `Identifiable` or has the same id, keeps the presentation.
+///
+/// An enum child state (a destination with several cases) changing case without going through
+/// `nil` is one presentation unless the enum is `Identifiable` with an id that differs per case
+/// (for example `var id: String { "\(caseName)" }`): the case is not read by reflection.
+///
+/// Two values are equal when their child states are: the identity is bookkeeping, as it is for
+/// TCA's `PresentationState`, so a test's expected state compares equal to the store's.
+@propertyWrapper
+public struct PresentationState<State> {
+  /// The presented child state.
+  var value: State?
+
+  /// The identity of the current presentation; `nil` exactly when `value` is.
+  private(set) var presentationID: UInt64?
+
+  /// Creates a presentation of `wrappedValue`, or none for `nil`.
+  ///
+  /// - Parameter wrappedValue: The presented child state, or `nil`.
+  public init(wrappedValue: State?) {
+    self.value = wrappedValue
+    self.presentationID = wrappedValue == nil ? nil : Self.nextID()
+  }
+
+  /// The presented child state, or `nil` when nothing is presented.
+  ///
+  /// Setting a value where there was none, or a value with another `Identifiable` id, starts a
+  /// new presentation; setting `nil` ends it.
+  public var wrappedValue: State? {
+    get { value }
+    set {
+      let isNew: Bool
+      switch (value, newValue) {
+      case (_, nil): isNew = false
+      case (nil, .some): isNew = true
+      case (.some(let old), .some(let new)): isNew = !Self.sameIdentity(old, new)
+      }
+      value = newValue
+      if newValue == nil {
+        presentationID = nil
+      } else if isNew {
+        presentationID = Self.nextID()
+      }
+    }
+  }
+
+  /// The presentation itself, for ``Reducer/ifLet(_:action:destination:fileID:line:)``:
+  /// `\.$editor`.
+  public var projectedValue: Self {
+    get { self }
+    set { self = newValue }
+  }
+
+  private static func nextID() -> UInt64 {
+    presentationIDs.add(1, ordering: .relaxed).newValue
+  }
+
+  /// Whether two child states are one presentation: always, unless both are `Identifiable`
+  /// with different ids. (A conformance lookup, only when the parent replaces the child state.)
+  private static func sameIdentity(_ old: State, _ new: State) -> Bool {
+    guard let old = old as? any Identifiable, let new = new as? any Identifiable else {
+      return true
+    }
+    return hasSameID(old, new)
+  }
+
+  private static func hasSameID<Value: Identifiable>(_ old: Value, _ new: any Identifiable)
+    -> Bool
+  {
+    guard let new = new as? Value else { return false }
+    return old.id == new.id
+  }
+}
+
+extension PresentationState: Equatable where State: Equatable {
+  /// Whether the presented child states are equal (the presentation identities are not
+  /// compared).
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.value == rhs.value
+  }
+}
+
+extension PresentationState: Hashable where State: Hashable {
+  /// Hashes the presented child state.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(value)
+  }
+}
+
+extension PresentationState: Sendable where State: Sendable {}
+
+extension PresentationState: CustomReflectable {
+  /// Shows the presented child state alone, so that test failures and `printChanges` show no
+  /// bookkeeping.
+  public var customMirror: Mirror {
+    Mirror(reflecting: value as Any)
+  }
+}

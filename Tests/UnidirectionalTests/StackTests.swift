@@ -1,0 +1,214 @@
+import Testing
+import Unidirectional
+import UnidirectionalTestSupport
+
+@Suite struct StackStateTests {
+  @Test func idsAreAssignedInOrderAndNeverReused() {
+    var stack: StackState<String> = ["a", "b", "c"]
+    #expect(stack.ids == [0, 1, 2])
+    #expect(stack.popLast() == "c")
+    stack.append("d")
+    #expect(stack.ids == [0, 1, 3])
+    stack.removeAll()
+    #expect(stack.isEmpty)
+    stack.append("e")
+    #expect(stack.ids == [4])
+    #expect(stack.nextID == 5)
+  }
+
+  @Test func idsSurvivePushesAndPops() {
+    var stack = StackState(["a", "b"])
+    stack.append("c")
+    stack.append("d")
+    stack.pop(from: 3)
+    stack.append("e")
+    #expect(stack.ids == [0, 1, 2, 4])
+    #expect(stack[id: 1] == "b")
+    #expect(stack[id: 4] == "e")
+    #expect(stack[id: 3] == nil)
+    #expect(stack.index(id: 4) == 3)
+    #expect(stack.index(id: 3) == nil)
+  }
+
+  @Test func popFromAndPopTo() {
+    var stack = StackState(["a", "b", "c", "d"])
+    stack.pop(to: 1)
+    #expect(Array(stack) == ["a", "b"])
+    #expect(stack.ids == [0, 1])
+    stack.pop(to: 9)  // No such id: nothing happens.
+    stack.pop(from: 9)
+    #expect(stack.ids == [0, 1])
+    stack.pop(from: 0)
+    #expect(stack.isEmpty)
+    stack.append("e")
+    stack.append("f")
+    stack.append("g")
+    stack.removeLast(2)
+    #expect(Array(stack) == ["e"])
+    #expect(stack.ids == [4])
+  }
+
+  @Test func subscriptByIDReadsWritesAndRemovesOneElement() {
+    var stack = StackState(["a", "b", "c"])
+    stack[id: 1] = "B"
+    stack[id: 0]? += "!"
+    #expect(Array(stack) == ["a!", "B", "c"])
+    stack[id: 1] = nil
+    #expect(Array(stack) == ["a!", "c"])
+    #expect(stack.ids == [0, 2])
+    stack[id: 7] = "x"  // Ids are given by pushing: nothing happens.
+    stack[id: 7]? += "y"
+    #expect(Array(stack) == ["a!", "c"])
+  }
+
+  @Test func collectionSemantics() {
+    let stack = StackState([10, 20, 30])
+    #expect(stack.count == 3)
+    #expect(stack.first == 10)
+    #expect(stack.last == 30)
+    #expect(stack[1] == 20)
+    #expect(stack.map { $0 / 10 } == [1, 2, 3])
+    #expect(Array(stack.reversed()) == [30, 20, 10])
+    #expect(stack.distance(from: stack.startIndex, to: stack.endIndex) == 3)
+    #expect(StackState<Int>().isEmpty)
+  }
+
+  @Test func equalityComparesIDsAndElementsOnly() {
+    var a = StackState(["x", "y"])
+    let b = StackState(["x", "y"])
+    #expect(a == b)  // Two stacks, same ids and elements.
+    a.popLast()
+    a.append("y")
+    #expect(a != b)  // Same elements, but "y" is now #2.
+    #expect(a.ids == [0, 2])
+  }
+
+  @Test func elementIDs() {
+    let zero: StackElementID = 0
+    let two: StackElementID = 2
+    #expect(zero < two)
+    #expect(two.description == "#2")
+    #expect([two, zero].sorted() == [zero, two])
+  }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct StackTests {
+  let log = Log<String>()
+  let issues = Log<String>()
+  let gate = Gate()
+
+  func makeStore(path ids: [Int] = [1, 2, 3]) -> Store<Navigator.State, Navigator.Action> {
+    var state = Navigator.State()
+    state.path = StackState(ids.map { Screen.State(id: $0) })
+    state.other = StackState(ids.map { Screen.State(id: $0) })
+    return Store(initialState: state, reducer: Navigator(log: log, gate: gate)) { [issues] in
+      issues.append($0.description)
+    }
+  }
+
+  @Test func anElementActionRunsTheElementThenTheParent() {
+    let store = makeStore()
+    store.send(.path(.element(id: 1, action: .increment)))
+    #expect(store.path[id: 1]?.count == 1)
+    #expect(store.path[id: 0]?.count == 0)
+    #expect(store.events == ["parent saw increment on #1, count 1"])
+    #expect(issues.values.isEmpty)
+  }
+
+  @Test func popFromPopsAfterTheParentAndCancelsThePoppedEffects() async {
+    let store = makeStore()
+    let below = store.send(.path(.element(id: 0, action: .waitThenTick)))
+    let one = store.send(.path(.element(id: 1, action: .workUntilCancelled)))
+    let two = store.send(.path(.element(id: 2, action: .workUntilCancelled)))
+    store.send(.path(.popFrom(id: 1)))
+    #expect(store.events.last == "parent saw popFrom #1, depth 3")
+    #expect(store.path.ids == [0])
+    await one.finish()
+    await two.finish()
+    #expect(Set(log.values) == ["screen 2 cancelled", "screen 3 cancelled"])
+    // The element below keeps its effects.
+    gate.open()
+    await below.finish()
+    #expect(store.path[id: 0]?.count == 1)
+    #expect(issues.values.count == 2)  // The popped elements' stale ticks.
+    #expect(issues.values.allSatisfy { $0.contains("after its child feature was dismissed") })
+  }
+
+  @Test func aParentPopCancelsThePoppedElementsEffects() async {
+    let store = makeStore()
+    let work = store.send(.path(.element(id: 2, action: .workUntilCancelled)))
+    store.send(.popLast)
+    await work.finish()
+    #expect(log.values == ["screen 3 cancelled"])
+    #expect(store.path.ids == [0, 1])
+  }
+
+  @Test func replacingTheWholeStackCancelsItsElementsEffects() async {
+    let store = makeStore(path: [1])
+    let work = store.send(.path(.element(id: 0, action: .workUntilCancelled)))
+    // A new stack: its element is #0 too, but another element, which the old effects never reach.
+    store.send(.replacePath(9))
+    await work.finish()
+    #expect(log.values == ["screen 1 cancelled"])
+    #expect(store.path[id: 0] == Screen.State(id: 9))
+  }
+
+  @Test func dismissFromAnElementPopsItAndThoseAbove() async {
+    let store = makeStore()
+    let above = store.send(.path(.element(id: 2, action: .workUntilCancelled)))
+    await store.send(.path(.element(id: 1, action: .close))).finish()
+    #expect(store.path.ids == [0])
+    #expect(store.events.last == "parent saw popFrom #1, depth 3")
+    await above.finish()
+    #expect(log.values.contains("screen 3 cancelled"))
+    #expect(log.values.contains("screen 2 dismiss returned, cancelled: true"))
+  }
+
+  @Test func pushAppendsWithTheGivenIDAfterTheParent() {
+    let store = makeStore(path: [1])
+    store.send(.path(.push(id: 5, state: Screen.State(id: 50))))
+    #expect(store.events == ["parent saw push #5, depth 1"])
+    #expect(store.path.ids == [0, 5])
+    store.send(.push(60))
+    #expect(store.path.ids == [0, 5, 6])
+  }
+
+  @Test func aPushWithAUsedIDIsReportedAndIgnored() {
+    let store = makeStore(path: [1, 2])
+    store.send(.popLast)
+    store.send(.path(.push(id: 1, state: Screen.State(id: 9))))
+    #expect(store.path.ids == [0])
+    #expect(issues.values.count == 1)
+    #expect(issues.values.first?.contains("#1 was used; the next is #2") == true)
+  }
+
+  @Test func anActionForAMissingElementIsReportedAndIgnored() {
+    let store = makeStore()
+    store.send(.popLast)
+    store.send(.path(.element(id: 2, action: .increment)))
+    store.send(.path(.popFrom(id: 2)))
+    #expect(store.path.ids == [0, 1])
+    #expect(issues.values.count == 2)
+    #expect(issues.values.allSatisfy { $0.contains("the stack element with id #2 was absent") })
+  }
+
+  @Test func twoStacksKeepTheirElementsEffectsApart() async {
+    let store = makeStore(path: [1, 2])
+    let inOther = store.send(.other(.element(id: 1, action: .waitThenTick)))
+    let inPath = store.send(.path(.element(id: 1, action: .workUntilCancelled)))
+    store.send(.path(.popFrom(id: 1)))
+    await inPath.finish()
+    gate.open()
+    await inOther.finish()
+    #expect(store.other[id: 1]?.count == 1)
+  }
+
+  @Test func anElementsOwnCancellationStaysSilent() async {
+    let store = makeStore()
+    let work = store.send(.path(.element(id: 0, action: .startCancellableWork)))
+    store.send(.path(.element(id: 0, action: .cancelWork)))
+    await work.finish()
+    #expect(log.values == ["screen 1 work cancelled"])
+    #expect(issues.values.isEmpty)
+  }
+}
