@@ -1,7 +1,8 @@
 import Foundation
 import Unidirectional
 
-/// The whole to-do program: the list, its filter, the undo of the last delete, and saving.
+/// The whole to-do program: the list, its filter, the undo of the last delete, the title editor
+/// presented over it, the stack of modes above it (item, then tags), and saving.
 public struct Todos: Reducer {
   /// How long a deleted item can be restored with `undo`.
   public static let undoWindow: Duration = .seconds(5)
@@ -16,16 +17,23 @@ public struct Todos: Reducer {
     public var undo: Undo?
     /// The last save failure, if a save failed; the file then still holds an earlier list.
     public var saveError: String?
+    /// The title editor, while it is presented.
+    @PresentationState public var editor: Editor.State?
+    /// The modes above the list: an item, then its tags.
+    public var path: StackState<Mode.State>
 
     /// Creates a state.
     public init(
       todos: IdentifiedArray<Todo> = [], filter: Filter = .all, undo: Undo? = nil,
-      saveError: String? = nil
+      saveError: String? = nil, editor: Editor.State? = nil,
+      path: StackState<Mode.State> = StackState()
     ) {
       self.todos = todos
       self.filter = filter
       self.undo = undo
       self.saveError = saveError
+      self.editor = editor
+      self.path = path
     }
 
     /// The items the filter shows, in order; the list numbers them from 1.
@@ -48,7 +56,16 @@ public struct Todos: Reducer {
     case addTapped(title: String)
     /// An action of one item's row.
     case todos(IdentifiedActionOf<TodoRow>)
-    /// Deletes the item; it can be restored for ``Todos/undoWindow``.
+    /// Presents the title editor for the item.
+    case editTapped(id: Todo.ID)
+    /// An action of the title editor, or its dismissal.
+    case editor(PresentationAction<Editor.Action>)
+    /// Opens the item mode for the item, above the list.
+    case openTapped(id: Todo.ID)
+    /// An action of the stack of modes.
+    case path(StackAction<Mode.State, Mode.Action>)
+    /// Deletes the item, and leaves the modes about it; it can be restored for
+    /// ``Todos/undoWindow``.
     case deleteTapped(id: Todo.ID)
     /// Moves the item to the position the other item has now.
     case moveTapped(id: Todo.ID, toPositionOf: Todo.ID)
@@ -79,11 +96,14 @@ public struct Todos: Reducer {
   /// Creates the feature.
   public init() {}
 
-  /// The list's reducer, its rows, and a save whenever the items change.
+  /// The list's reducer with its rows, the editor and the modes, and a save whenever the items
+  /// change.
   public var body: some Reducer<State, Action> {
     SavingChanges(storage: storage) {
       Reduce(core)
         .forEach(\.todos, action: .todos) { TodoRow() }
+        .ifLet(\.$editor, action: .editor) { Editor() }
+        .forEach(\.path, action: .path) { Mode() }
     }
   }
 
@@ -97,8 +117,39 @@ public struct Todos: Reducer {
     case .todos:
       return .none
 
+    case .editTapped(let id):
+      guard let todo = state.todos[id: id] else { return .none }
+      state.editor = Editor.State(todo: todo)
+      return .none
+
+    case .editor(.presented(.delegate(.save(let title)))):
+      guard let id = state.editor?.id else { return .none }
+      state.todos[id: id]?.title = title
+      return .none
+
+    case .editor:
+      return .none
+
+    case .openTapped(let id):
+      guard state.todos.contains(id: id) else { return .none }
+      state.path.append(.detail(Detail.State(todoID: id)))
+      return .none
+
+    case .path(.element(let id, .detail(.tagsTapped))):
+      guard let mode = state.path[id: id] else { return .none }
+      state.path.append(.tags(TagsMode.State(todoID: mode.todoID)))
+      return .none
+
+    case .path:
+      return .none
+
     case .deleteTapped(let id):
       guard let index = state.todos.index(id: id) else { return .none }
+      // Leave the modes about the item (from the lowest one up); their effects end with them.
+      if let mode = state.path.ids.first(where: { state.path[id: $0]?.todoID == id }) {
+        state.path.pop(from: mode)
+      }
+      if state.editor?.id == id { state.editor = nil }
       let todo = state.todos.remove(at: index)
       state.undo = .available(todo, index: index)
       return .run { [clock] send in
@@ -172,20 +223,18 @@ struct SavingChanges<Base: Reducer<Todos.State, Todos.Action>>: Reducer {
 
 extension CasePath where Root == Todos.Action {
   /// Routes row actions.
-  public static var todos: CasePath<Todos.Action, (id: Todo.ID, action: TodoRow.Action)> {
+  public static var todos: CasePath<Todos.Action, IdentifiedActionOf<TodoRow>> {
+    .init(Todos.Action.todos, extract: { if case .todos(let action) = $0 { action } else { nil } })
+  }
+
+  /// Routes the editor's actions.
+  public static var editor: CasePath<Todos.Action, PresentationAction<Editor.Action>> {
     .init(
-      { Todos.Action.todos(.element(id: $0.id, action: $0.action)) },
-      extract: {
-        if case .todos(.element(let id, let action)) = $0 { (id, action) } else { nil }
-      })
+      Todos.Action.editor, extract: { if case .editor(let action) = $0 { action } else { nil } })
+  }
+
+  /// Routes the actions of the stack of modes.
+  public static var path: CasePath<Todos.Action, StackAction<Mode.State, Mode.Action>> {
+    .init(Todos.Action.path, extract: { if case .path(let action) = $0 { action } else { nil } })
   }
 }
-
-// Stand-in until the navigation API lands on this branch (same shape as its contract).
-public enum IdentifiedAction<ID: Hashable & Sendable, Action> {
-  case element(id: ID, action: Action)
-}
-extension IdentifiedAction: Equatable where Action: Equatable {}
-extension IdentifiedAction: Sendable where Action: Sendable {}
-public typealias IdentifiedActionOf<R: Reducer> = IdentifiedAction<R.State.ID, R.Action>
-where R.State: Identifiable, R.State.ID: Sendable

@@ -10,6 +10,21 @@ public enum TodosDisplay {
       guard store.screen == .list else { return nil }
       return list(filter: store.filter, todos: store.todos, terminal: terminal)
     },
+    DisplayConcern("item") { store, terminal in
+      guard store.screen == .item, let id = store.path.last?.todoID,
+        let todo = store[\.todos, id: id]
+      else { return nil }
+      return item(todo, terminal: terminal)
+    },
+    DisplayConcern("tags") { store, terminal in
+      guard store.screen == .tags, let id = store.path.last?.todoID,
+        let todo = store[\.todos, id: id]
+      else { return nil }
+      return tags(of: todo, terminal: terminal)
+    },
+    DisplayConcern("editor") { store, terminal in
+      store.editor.map { editor(of: $0, terminal: terminal) }
+    },
     DisplayConcern("undo") { store, terminal in
       switch store.undo {
       case .available(let todo, _):
@@ -53,6 +68,39 @@ public enum TodosDisplay {
     return lines.joined(separator: "\n")
   }
 
+  /// The item mode: the item's title, status and tags.
+  public static func item(_ todo: Todo, terminal: Terminal) -> String {
+    """
+    \(terminal.styled("Item", .bold)): \(todo.title)
+      status: \(todo.isComplete ? terminal.styled("done", .green) : "not done")
+      tags: \(tagList(todo, terminal: terminal))
+    """
+  }
+
+  /// The tags mode: the item's tags.
+  public static func tags(of todo: Todo, terminal: Terminal) -> String {
+    terminal.styled("Tags", .bold) + " of “\(todo.title)”: " + tagList(todo, terminal: terminal)
+  }
+
+  /// The editor: what is edited, the draft, and what is wrong with it.
+  public static func editor(of editor: Editor.State, terminal: Terminal) -> String {
+    var lines = [
+      terminal.styled("Editing", .bold) + " “\(editor.original)” ('title TEXT', then 'save' or "
+        + "'cancel')",
+      "  new title: " + (editor.draft.isEmpty ? terminal.styled("(empty)", .dim) : editor.draft),
+    ]
+    if let problem = editor.problem {
+      lines.append("  " + terminal.styled("problem: \(problem)", .red))
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  private static func tagList(_ todo: Todo, terminal: Terminal) -> String {
+    todo.tags.isEmpty
+      ? terminal.styled("none", .dim)
+      : todo.tags.map { terminal.styled("#" + $0, .cyan) }.joined(separator: " ")
+  }
+
   /// One item as a line of the list: `  2. [x] Call Ann  #work`.
   public static func row(_ todo: Todo, number: Int, terminal: Terminal) -> String {
     let box = todo.isComplete ? terminal.styled("[x]", .green) : "[ ]"
@@ -70,6 +118,9 @@ public enum TodosDisplay {
     let state = store.state
     switch state.screen {
     case .list: return list(filter: state.filter, todos: state.todos, terminal: terminal)
+    case .item: return state.modeTodo.map { item($0, terminal: terminal) } ?? ""
+    case .tags: return state.modeTodo.map { tags(of: $0, terminal: terminal) } ?? ""
+    case .editor: return state.editor.map { editor(of: $0, terminal: terminal) } ?? ""
     }
   }
 
@@ -77,6 +128,9 @@ public enum TodosDisplay {
   public static func prompt(on screen: Screen) -> String {
     switch screen {
     case .list: "todos> "
+    case .item: "todos/item> "
+    case .tags: "todos/item/tags> "
+    case .editor: "todos/edit> "
     }
   }
 

@@ -12,9 +12,20 @@ import Unidirectional
 let usage = """
   usage: todos [--file PATH]
   A to-do list kept in a file. Reads commands from standard input, one per line; each screen
-  has its own commands ('help' lists them):
+  has its own commands ('help' lists those of the current one). N is an item's number as the
+  list shows it.
 
+  The list:
   \(TodosCommand.commandList(on: .list))
+
+  An item ('open N'):
+  \(TodosCommand.commandList(on: .item))
+
+  Its tags ('tags' on an item):
+  \(TodosCommand.commandList(on: .tags))
+
+  The editor ('edit N' on the list, 'edit' on an item):
+  \(TodosCommand.commandList(on: .editor))
 
   The list is kept in PATH if given, else in $TODOS_FILE if set, else in ~/.todos.json. It is
   saved after every change, atomically: a crash never leaves a half-written file. A file that
@@ -56,15 +67,16 @@ let store = withDependencies {
   Store(initialState: Todos.State(todos: todos)) { Todos() }
 }
 
+if terminal.isInteractive {
+  terminal.print("Type a command, or 'help'. The list is saved in \(file.path).")
+}
+
 // Output comes from observers, one per concern, never from the reducers. The undo window's
 // expiry is drawn from an effect's thread while this one waits for input: `TodosTerminal`
 // writes it at once.
 let observers = store.display(
   TodosDisplay.concerns, errors: TodosDisplay.errorConcerns, on: terminal)
 
-if terminal.isInteractive {
-  terminal.print("Type a command, or 'help'. The list is saved in \(file.path).")
-}
 var refusedLines = 0
 // Deletes keep their undo timer running after the next line is read.
 var runningTasks: [StoreTask] = []

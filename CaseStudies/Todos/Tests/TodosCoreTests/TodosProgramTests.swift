@@ -98,6 +98,74 @@ import UnidirectionalTestSupport
     #expect(saved.map(\.title) == ["Water the plants", "Buy milk", "Call Ann"])
   }
 
+  @Test func theModesAndTheEditorInAScript() throws {
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let output = try run(
+      """
+      add Buy milk
+      add Call Ann
+      open 2
+      tags
+      tag Phone
+      tag urgent
+      untag phone
+      back
+      done
+      edit
+      title
+      save
+      title   Call Ann tonight
+      save
+      back
+      filter completed
+
+      """)
+    #expect(output.status == 1)
+    #expect(
+      output.standardError == """
+        error: cannot save: the title is empty; write at least one character; 'title TEXT' \
+        changes it, 'cancel' leaves the item as it was
+
+        """)
+    #expect(
+      output.standardOutput.hasSuffix(
+        """
+        Item: Call Ann
+          status: not done
+          tags: none
+        Tags of “Call Ann”: none
+        Tags of “Call Ann”: #phone
+        Tags of “Call Ann”: #phone #urgent
+        Tags of “Call Ann”: #urgent
+        Item: Call Ann
+          status: not done
+          tags: #urgent
+        Item: Call Ann
+          status: done
+          tags: #urgent
+        Editing “Call Ann” ('title TEXT', then 'save' or 'cancel')
+          new title: Call Ann
+        Editing “Call Ann” ('title TEXT', then 'save' or 'cancel')
+          new title: (empty)
+          problem: the title is empty; write at least one character
+        Editing “Call Ann” ('title TEXT', then 'save' or 'cancel')
+          new title: Call Ann tonight
+        Item: Call Ann tonight
+          status: done
+          tags: #urgent
+        To do: 2 items, 1 done · showing all
+          1. [ ] Buy milk
+          2. [x] Call Ann tonight  #urgent
+        To do: 2 items, 1 done · showing completed
+          1. [x] Call Ann tonight  #urgent
+
+        """), "\(output.standardOutput)")
+    let saved = try TodoFile(path: path).load()
+    #expect(saved.map(\.title) == ["Buy milk", "Call Ann tonight"])
+    #expect(saved.map(\.tags) == [[], ["urgent"]])
+    #expect(saved.map(\.isComplete) == [false, true])
+  }
+
   @Test func refusedLinesGetOneErrorEachAndTheExitStatusIsOne() throws {
     defer { try? FileManager.default.removeItem(at: directory) }
     var input = Data("add A\ndone 7\nfrobnicate\n".utf8)
