@@ -65,21 +65,45 @@ public struct TodoFile: Sendable, Equatable {
 
   // MARK: Loading
 
-  /// Reads the list. A file that does not exist is an empty list (it is created by the first
-  /// save).
+  /// Reads the list. A file that does not exist is an empty list, if its directory exists (the
+  /// file is created by the first save).
   ///
-  /// - Throws: ``TodoFileError/unreadable(path:reason:)`` if the file exists but cannot be read,
-  ///   ``TodoFileError/corrupt(path:reason:)`` if it is not a valid list. The file is never
-  ///   changed.
+  /// - Throws: ``TodoFileError/unreadable(path:reason:)`` if the file exists but cannot be read
+  ///   (or is a directory), ``TodoFileError/corrupt(path:reason:)`` if it is not a valid list,
+  ///   ``TodoFileError/unwritable(path:reason:)`` if it does not exist and cannot be created
+  ///   because its directory does not exist. The file is never changed.
   public func load() throws(TodoFileError) -> IdentifiedArray<Todo> {
-    let data: Data
-    do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
-    } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      let code = errno
+      guard code == ENOENT else {
+        throw .unreadable(path: path, reason: String(cString: strerror(code)))
+      }
+      let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory),
+        isDirectory.boolValue
+      else {
+        throw .unwritable(
+          path: path, reason: "the directory \(directory) does not exist; create it first")
+      }
       return []
-    } catch {
-      if !FileManager.default.fileExists(atPath: path) { return [] }
-      throw .unreadable(path: path, reason: Self.describe(error))
+    }
+    defer { close(descriptor) }
+    var status = stat()
+    if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+      throw .unreadable(path: path, reason: "it is a directory, not a file")
+    }
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+      let count = read(descriptor, &buffer, buffer.count)
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw .unreadable(path: path, reason: String(cString: strerror(errno)))
+      }
+      if count == 0 { break }
+      data.append(contentsOf: buffer[..<count])
     }
     return try Self.decode(data, path: path)
   }
@@ -216,8 +240,6 @@ public struct TodoFile: Sendable, Equatable {
       return "'\(key.stringValue)' is missing\(at(context))"
     case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
       return "\(context.debugDescription)\(at(context))"
-    case let error as CocoaError:
-      return error.localizedDescription
     default:
       return "\(error)"
     }
@@ -238,7 +260,8 @@ public enum TodoFileError: Error, Equatable, Sendable, CustomStringConvertible {
   case unreadable(path: String, reason: String)
   /// The file is not a valid to-do list; it has been left as it is.
   case corrupt(path: String, reason: String)
-  /// A save failed; the previous file is intact.
+  /// The file cannot be written (a save failed, or its directory does not exist); the file is
+  /// as it was.
   case unwritable(path: String, reason: String)
 
   /// One line naming the file and the problem.
@@ -254,13 +277,14 @@ public enum TodoFileError: Error, Equatable, Sendable, CustomStringConvertible {
   public var advice: String {
     switch self {
     case .unreadable:
-      "Check the file's permissions, or use another file with --file PATH or TODOS_FILE."
+      "Check that the path names a file you can read, or use another file with --file PATH or "
+        + "TODOS_FILE."
     case .corrupt:
       "The file was left untouched. Repair it, or move it away to start a new list, or use "
         + "another file with --file PATH or TODOS_FILE."
     case .unwritable:
-      "The previous version of the file is intact. Check the disk and the directory's "
-        + "permissions."
+      "The file was not changed. Check that its directory exists and can be written, and that "
+        + "the disk has space, or use another file with --file PATH or TODOS_FILE."
     }
   }
 }

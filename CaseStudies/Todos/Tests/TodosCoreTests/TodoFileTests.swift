@@ -76,6 +76,25 @@ import Unidirectional
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["todos.json"])
   }
 
+  @Test func aFileThatCannotBeReadIsReportedWithTheReason() throws {
+    let (directory, _) = try Self.temporaryFile()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    #expect(
+      throws: TodoFileError.unreadable(
+        path: directory.path, reason: "it is a directory, not a file")
+    ) {
+      try TodoFile(path: directory.path).load()
+    }
+    let missing = directory.appendingPathComponent("missing/todos.json").path
+    #expect(
+      throws: TodoFileError.unwritable(
+        path: missing,
+        reason: "the directory \(directory.path)/missing does not exist; create it first")
+    ) {
+      try TodoFile(path: missing).load()
+    }
+  }
+
   @Test func aSaveIntoAMissingDirectoryFailsWithTheStep() throws {
     let file = TodoFile(path: "/nonexistent-\(UUID().uuidString)/todos.json")
     do {
