@@ -49,7 +49,7 @@ public enum TodosCommand: Equatable, Sendable {
       filter F         show all, active or completed items (N counts the items shown)
       open N           open item N: its status and tags
       show             show the list again
-      help             this list
+      help             these commands
       quit             leave (so does the end of input); the list is saved after every change
       """
     case .item:
@@ -61,7 +61,7 @@ public enum TodosCommand: Equatable, Sendable {
       tags             add or remove its tags
       back             return to the list
       show             show the item again
-      help             this list
+      help             these commands
       quit             leave the program
       """
     case .tags:
@@ -71,7 +71,7 @@ public enum TodosCommand: Equatable, Sendable {
       untag NAME       remove a tag
       back             return to the item
       show             show the tags again
-      help             this list
+      help             these commands
       quit             leave the program
       """
     case .editor:
@@ -80,7 +80,7 @@ public enum TodosCommand: Equatable, Sendable {
       save             save the new title and close the editor
       cancel, back     close the editor without saving
       show             show the editor again
-      help             this list
+      help             these commands
       quit             leave the program (the title is not saved)
       """
     }
