@@ -82,7 +82,11 @@ var refusedLines = 0
 var runningTasks: [StoreTask] = []
 loop: while true {
   terminal.prompt(TodosDisplay.prompt(on: store.screen))
-  guard let line = terminal.readLine() else { break }
+  guard let line = terminal.readLine() else {
+    // End of input (Ctrl-D at a terminal): end the prompt's line.
+    if terminal.isInteractive { terminal.print("") }
+    break
+  }
   switch TodosCommand(line, state: store.state) {
   case .send(let action):
     let task = store.send(action)
