@@ -171,12 +171,16 @@ public struct TodoFile: Sendable, Equatable {
   ///
   /// Writes a temporary file beside the file (same directory, so the rename cannot cross file
   /// systems), `fsync`s it, renames it over the file and `fsync`s the directory. If any step
-  /// fails, the temporary file is removed and the old file is left as it was.
+  /// fails, the temporary file is removed and the old file is left as it was. If the path is a
+  /// symbolic link, the file it points to is replaced and the link kept.
   ///
   /// - Throws: ``TodoFileError/unwritable(path:reason:)`` naming the step that failed.
   public func save(_ todos: IdentifiedArray<Todo>) throws(TodoFileError) {
     let data = Self.encode(todos)
-    let url = URL(fileURLWithPath: path)
+    // Through a symbolic link, replace the file it points to (in that file's directory), not
+    // the link.
+    let url = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+    let target = url.path
     let directory = url.deletingLastPathComponent().path
     let temporary =
       url.deletingLastPathComponent()
@@ -218,8 +222,8 @@ public struct TodoFile: Sendable, Equatable {
       }
     }
     if fault == .renaming { throw failure("cannot rename \(temporary)", EIO) }
-    guard rename(temporary, path) == 0 else {
-      throw failure("cannot rename \(temporary) to \(path)")
+    guard rename(temporary, target) == 0 else {
+      throw failure("cannot rename \(temporary) to \(target)")
     }
     isTemporaryInPlace = false
     // Make the rename itself durable. A directory that cannot be opened or flushed (some file

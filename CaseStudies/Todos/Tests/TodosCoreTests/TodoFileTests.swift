@@ -32,6 +32,17 @@ import Unidirectional
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["todos.json"])
   }
 
+  @Test func aSaveThroughASymbolicLinkReplacesTheFileItPointsTo() throws {
+    let (directory, file) = try Self.temporaryFile()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try file.save(Self.sample)
+    let link = directory.appendingPathComponent("link.json").path
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file.path)
+    try TodoFile(path: link).save([Self.sample[0]])
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == file.path)
+    #expect(try file.load() == [Self.sample[0]])
+  }
+
   @Test func theFormatIsVersionedJSON() throws {
     let data = TodoFile.encode([Todo(id: uuid(1), title: "A", tags: ["x"])])
     #expect(
