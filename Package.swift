@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "UnidirectionalTesting", targets: ["UnidirectionalTesting"]),
     .executable(name: "counter", targets: ["counter"]),
     .executable(name: "tictactoe", targets: ["tictactoe"]),
+    .executable(name: "todos", targets: ["todos"]),
     .executable(name: "unidirectional-benchmarks", targets: ["UnidirectionalBenchmarks"]),
   ],
   targets: [
@@ -67,6 +68,23 @@ let package = Package(
       name: "TicTacToeCoreTests",
       dependencies: ["TicTacToeCore", "UnidirectionalTesting", "UnidirectionalTestSupport"],
       path: "CaseStudies/TicTacToe/Tests/TicTacToeCoreTests"
+    ),
+
+    // Case study: Todos.
+    .target(
+      name: "TodosCore",
+      dependencies: ["Unidirectional", "CaseStudySupport"],
+      path: "CaseStudies/Todos/Sources/TodosCore"
+    ),
+    .executableTarget(
+      name: "todos",
+      dependencies: ["TodosCore", "CaseStudySupport"],
+      path: "CaseStudies/Todos/Sources/todos"
+    ),
+    .testTarget(
+      name: "TodosCoreTests",
+      dependencies: ["TodosCore", "UnidirectionalTesting", "UnidirectionalTestSupport"],
+      path: "CaseStudies/Todos/Tests/TodosCoreTests"
     ),
 
     // Benchmarks: `swift run -c release unidirectional-benchmarks`.

@@ -1,0 +1,119 @@
+// The Todos case study: a to-do list kept in a file. Interactive at a terminal (a prompt,
+// `help`); plain when piped, so it can be scripted:
+//
+//   swift run todos
+//   printf 'add Buy milk\nadd Call Ann\ndone 1\n' | swift run todos --file /tmp/todos.json
+
+import CaseStudySupport
+import Foundation
+import TodosCore
+import Unidirectional
+
+let usage = """
+  usage: todos [--file PATH]
+  A to-do list kept in a file. Reads commands from standard input, one per line; each screen
+  has its own commands ('help' lists those of the current one). N is an item's number as the
+  list shows it.
+
+  The list:
+  \(TodosCommand.commandList(on: .list))
+
+  An item ('open N'):
+  \(TodosCommand.commandList(on: .item))
+
+  Its tags ('tags' on an item):
+  \(TodosCommand.commandList(on: .tags))
+
+  The editor ('edit N' on the list, 'edit' on an item):
+  \(TodosCommand.commandList(on: .editor))
+
+  The list is kept in PATH if given, else in $TODOS_FILE if set, else in ~/.todos.json. It is
+  saved after every change, atomically: a crash never leaves a half-written file. A file that
+  is not a valid list is reported and left untouched; the program then exits with status 1.
+
+  At a terminal it prompts for each command. From a pipe or a file it prints only the output,
+  and exits with status 1 if any line was refused (each refused line gets one error line), 0
+  otherwise. Colour is used at a terminal unless NO_COLOR is set.
+  """
+
+let terminal = TodosTerminal()
+let arguments: TodosArguments
+switch TodosArguments.parse(Array(CommandLine.arguments.dropFirst())) {
+case .success(let parsed):
+  arguments = parsed
+case .failure(let error):
+  terminal.printError("\(error.message); try --help")
+  exit(2)
+}
+if arguments.wantsHelp {
+  terminal.print(usage)
+  exit(0)
+}
+
+let file = TodoFile(
+  path: TodoFile.resolvedPath(
+    option: arguments.file, environment: ProcessInfo.processInfo.environment))
+let todos: IdentifiedArray<Todo>
+do {
+  todos = try file.load()
+} catch {
+  terminal.printError("\(error)\n\(error.advice)")
+  exit(1)
+}
+
+let store = withDependencies {
+  $0.todoStorage = .file(file)
+} operation: {
+  Store(initialState: Todos.State(todos: todos)) { Todos() }
+}
+
+if terminal.isInteractive {
+  terminal.print("Type a command, or 'help'. The list is saved in \(file.path).")
+}
+
+// Output comes from observers, one per concern, never from the reducers. The undo window's
+// expiry is drawn from an effect's thread while this one waits for input: `TodosTerminal`
+// writes it at once.
+let observers = store.display(
+  TodosDisplay.concerns, errors: TodosDisplay.errorConcerns, on: terminal)
+
+var refusedLines = 0
+// Deletes keep their undo timer running after the next line is read.
+var runningTasks: [StoreTask] = []
+loop: while true {
+  terminal.prompt(TodosDisplay.prompt(on: store.screen))
+  guard let line = terminal.readLine() else {
+    // End of input (Ctrl-D at a terminal): end the prompt's line.
+    if terminal.isInteractive { terminal.print("") }
+    break
+  }
+  switch TodosCommand(line, state: store.state) {
+  case .send(let action):
+    let task = store.send(action)
+    // Every other effect (a save) ends before the next line is read, so output and the file
+    // do not depend on timing.
+    if case .deleteTapped = action {
+      runningTasks.append(task)
+    } else {
+      await task.finish()
+    }
+  case .show:
+    terminal.print(TodosDisplay.screen(of: store, terminal: terminal.styler))
+  case .help:
+    terminal.print(TodosCommand.commandList(on: store.screen))
+  case .quit:
+    break loop
+  case .nothing:
+    continue
+  case .invalid(let message):
+    terminal.printError(message)
+    refusedLines += 1
+  }
+}
+
+// Stop the undo timer and wait for the last save.
+await store.send(.exiting).finish()
+for task in runningTasks { await task.finish() }
+withExtendedLifetime(observers) {}
+if store.saveError != nil { exit(1) }
+exit(!terminal.isInteractive && refusedLines > 0 ? 1 : 0)
