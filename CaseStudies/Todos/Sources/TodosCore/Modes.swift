@@ -111,23 +111,23 @@ public struct Mode: Reducer {
 extension CasePath where Root == Mode.State {
   /// The item mode's state.
   public static var detail: CasePath<Mode.State, Detail.State> {
-    .init(Mode.State.detail, extract: { if case .detail(let state) = $0 { state } else { nil } })
+    .case(Mode.State.detail)
   }
 
   /// The tags mode's state.
   public static var tags: CasePath<Mode.State, TagsMode.State> {
-    .init(Mode.State.tags, extract: { if case .tags(let state) = $0 { state } else { nil } })
+    .case(Mode.State.tags)
   }
 }
 
 extension CasePath where Root == Mode.Action {
   /// Routes the item mode's actions.
   public static var detail: CasePath<Mode.Action, Detail.Action> {
-    .init(Mode.Action.detail, extract: { if case .detail(let action) = $0 { action } else { nil } })
+    .case(Mode.Action.detail)
   }
 
   /// Routes the tags mode's actions.
   public static var tags: CasePath<Mode.Action, TagsMode.Action> {
-    .init(Mode.Action.tags, extract: { if case .tags(let action) = $0 { action } else { nil } })
+    .case(Mode.Action.tags)
   }
 }

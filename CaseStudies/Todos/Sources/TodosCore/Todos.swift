@@ -224,17 +224,16 @@ struct SavingChanges<Base: Reducer<Todos.State, Todos.Action>>: Reducer {
 extension CasePath where Root == Todos.Action {
   /// Routes row actions.
   public static var todos: CasePath<Todos.Action, IdentifiedActionOf<TodoRow>> {
-    .init(Todos.Action.todos, extract: { if case .todos(let action) = $0 { action } else { nil } })
+    .case(Todos.Action.todos)
   }
 
   /// Routes the editor's actions.
   public static var editor: CasePath<Todos.Action, PresentationAction<Editor.Action>> {
-    .init(
-      Todos.Action.editor, extract: { if case .editor(let action) = $0 { action } else { nil } })
+    .case(Todos.Action.editor)
   }
 
   /// Routes the actions of the stack of modes.
   public static var path: CasePath<Todos.Action, StackAction<Mode.State, Mode.Action>> {
-    .init(Todos.Action.path, extract: { if case .path(let action) = $0 { action } else { nil } })
+    .case(Todos.Action.path)
   }
 }
