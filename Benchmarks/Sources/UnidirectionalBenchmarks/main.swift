@@ -15,7 +15,7 @@ let arguments = BenchmarkArguments(CommandLine.arguments.dropFirst())
 var results: [String: Double] = [:]
 
 for scenario in makeScenarios() + makeObservationScenarios() + makeCompositionScenarios()
-  + makeRoutingScenarios()
+  + makeRoutingScenarios() + makeNavigationScenarios()
   + makeTestStoreScenarios() + makeReliabilityScenarios()
 where arguments.selects(scenario.name) {
   let nanoseconds = scenario.measure(arguments)
