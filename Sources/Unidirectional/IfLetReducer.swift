@@ -1,10 +1,17 @@
-/// A parent reducer with a child reducer for an optional child state. Made by
-/// ``Reducer/ifLet(_:action:then:fileID:line:)``.
+/// A parent reducer with a child reducer for an optional child state. Made by `ifLet`
+/// (``Reducer/ifLet(_:action:then:fileID:line:)-2842b``, and its overload for an `Identifiable`
+/// child).
+///
+/// A child's effects are identified by the key path, and for an `Identifiable` child state by
+/// its id too: a child replaced by one with another id is a new child, and the effects of the
+/// one it replaced are cancelled.
 public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer
 where Child.State: Sendable {
   // Safe: key paths are immutable; the captured subscript arguments are fixed at creation.
   nonisolated(unsafe) let toChildState: WritableKeyPath<Parent.State, Child.State?>
   let toChildAction: CasePath<Parent.Action, Child.Action>
+  /// The identity of a child state (its id) when it is `Identifiable`; `nil` otherwise.
+  let childIdentity: (@Sendable (Child.State) -> EffectID)?
   let parent: Parent
   let child: Child
   let fileID: String
@@ -12,9 +19,11 @@ where Child.State: Sendable {
 
   init(
     parent: Parent, child: Child, toChildState: WritableKeyPath<Parent.State, Child.State?>,
-    toChildAction: CasePath<Parent.Action, Child.Action>, fileID: String, line: UInt
+    toChildAction: CasePath<Parent.Action, Child.Action>,
+    childIdentity: (@Sendable (Child.State) -> EffectID)?, fileID: String, line: UInt
   ) {
     self.parent = parent
+    self.childIdentity = childIdentity
     self.child = child
     self.toChildState = toChildState
     self.toChildAction = toChildAction
@@ -23,31 +32,44 @@ where Child.State: Sendable {
   }
 
   /// Runs the child first (for child actions, while the child state exists), then the parent;
-  /// cancels the child's effects if the parent set the child state to `nil`.
+  /// cancels the child's effects if the child state became `nil` or another child (another id).
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
   {
-    let cancelID = ChildEffects(keyPath: toChildState)
+    let before = identity(in: state)
     var childEffect = Effect<Parent.Action>.none
     if let childAction = toChildAction.extract(action) {
-      if state[keyPath: toChildState] != nil {
+      if let before {
         childEffect = child.reduce(into: &state[keyPath: toChildState]!, action: childAction)
-          .map(toChildAction.embed)
-          .cancellable(id: cancelID)
+          .map(
+            toChildAction.embed,
+            child: NavigationChild(lifetime: EffectID(before), dismissAction: nil)
+          )
+          .cancellable(id: before)
       } else {
         childEffect = .actionWithoutState(
           action, state: "the optional \(ValueDump.typeName(Child.State.self))", fileID: fileID,
           line: line)
       }
     }
-    let wasPresent = state[keyPath: toChildState] != nil
     let parentEffect = parent.reduce(into: &state, action: action)
-    let dismissed = wasPresent && state[keyPath: toChildState] == nil
-    return .merge(childEffect, parentEffect, dismissed ? .cancel(id: cancelID) : .none)
+    guard let before, identity(in: state) != before else {
+      return childEffect.merge(with: parentEffect)
+    }
+    // The child is gone, or replaced by another one: its effects end with it.
+    return .merge(childEffect, parentEffect, .cancel(id: before))
+  }
+
+  /// The cancellation id of the child's effects, or `nil` if there is no child.
+  private func identity(in state: Parent.State) -> ChildEffects? {
+    guard let childState = state[keyPath: toChildState] else { return nil }
+    return ChildEffects(keyPath: toChildState, id: childIdentity?(childState))
   }
 
   /// Identifies the effects of the child at one key path (scoped to the store, like all ids).
   struct ChildEffects: ChildEffectsID, @unchecked Sendable {
     // Safe: a key path is immutable.
     let keyPath: AnyKeyPath
+    /// The child's id, if its state is `Identifiable`.
+    let id: EffectID?
   }
 }

@@ -3,8 +3,11 @@ extension Reducer {
   ///
   /// For a child action, the child runs first, while the child state exists; then this reducer
   /// runs. When this reducer sets the child state to `nil`, the child's running effects are
-  /// cancelled. A child action that arrives while the child state is `nil` is ignored and
-  /// reported to the store's issue handler (see ``StoreIssue``).
+  /// cancelled, and an action they send afterwards is ignored and reported (see
+  /// ``StoreIssue/Kind/actionFromDismissedChild(action:)``). A child action that arrives while
+  /// the child state is `nil` is ignored and reported to the store's issue handler (see
+  /// ``StoreIssue``). For an `Identifiable` child state, an overload also treats a child with a
+  /// new id as a new child.
   ///
   /// - Parameters:
   ///   - state: Where the optional child state lives.
@@ -21,7 +24,39 @@ extension Reducer {
   ) -> IfLetReducer<Self, Child> where ChildState == Child.State, ChildAction == Child.Action {
     IfLetReducer(
       parent: self, child: child(), toChildState: state, toChildAction: action,
-      fileID: "\(fileID)", line: line)
+      childIdentity: nil, fileID: "\(fileID)", line: line)
+  }
+
+  /// Adds a child reducer for an optional, `Identifiable` child state: a child replaced by one
+  /// with another id is a new child.
+  ///
+  /// As the other `ifLet` (``Reducer/ifLet(_:action:then:fileID:line:)-2842b``), and besides: when
+  /// this reducer replaces the child state by one with a different `id`, the running effects of
+  /// the child it replaced are cancelled, while those of the new child run. An action those old
+  /// effects send afterwards is never applied to the new child: it is ignored and reported (see
+  /// ``StoreIssue/Kind/actionFromDismissedChild(action:)``), as is one sent after the child
+  /// became `nil`.
+  ///
+  /// - Parameters:
+  ///   - state: Where the optional child state lives.
+  ///   - action: The action case that carries child actions.
+  ///   - child: The child reducer.
+  ///   - fileID: The file of the call, named in issues this produces (filled in for you).
+  ///   - line: The line of the call (filled in for you).
+  public func ifLet<ChildState, ChildAction, Child: Reducer>(
+    _ state: WritableKeyPath<State, ChildState?>,
+    action: CasePath<Action, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> then child: () -> Child,
+    fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) -> IfLetReducer<Self, Child>
+  where
+    ChildState == Child.State, ChildAction == Child.Action, ChildState: Identifiable,
+    ChildState.ID: Sendable
+  {
+    IfLetReducer(
+      parent: self, child: child(), toChildState: state, toChildAction: action,
+      childIdentity: { EffectID($0.id) }, fileID: "\(fileID)", line: line)
   }
 
   /// Adds an element reducer for each element of an `IdentifiedArray`.
