@@ -36,7 +36,7 @@ public struct IfCaseLetReducer<Parent: Reducer, Case: Reducer>: Reducer {
         childEffect = child.reduce(into: &caseState, action: caseAction)
           .map(
             toCaseAction.embed,
-            child: NavigationChild(lifetime: EffectID(effects), dismissAction: nil)
+            child: NavigationChild(dismissAction: nil)
           )
           .cancellable(id: effects)
         state = toCaseState.embed(caseState)
@@ -59,7 +59,7 @@ public struct IfCaseLetReducer<Parent: Reducer, Case: Reducer>: Reducer {
   }
 
   /// Identifies the effects of one case (scoped to the store, like all ids).
-  struct CaseEffects: Hashable, Sendable {
+  struct CaseEffects: ChildEffectsID {
     let fileID: String
     let line: UInt
     let caseState: ObjectIdentifier

@@ -42,7 +42,7 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
         )
         .map(
           { embed(.presented($0)) },
-          child: NavigationChild(lifetime: EffectID(effects), dismissAction: { embed(.dismiss) })
+          child: NavigationChild(dismissAction: { embed(.dismiss) })
         )
         .cancellable(id: effects)
       } else {
@@ -76,7 +76,7 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
   }
 
   /// Identifies the effects of one presentation (scoped to the store, like all ids).
-  struct Effects: Hashable, @unchecked Sendable {
+  struct Effects: ChildEffectsID, @unchecked Sendable {
     // Safe: a key path is immutable.
     let keyPath: AnyKeyPath
     let presentation: UInt64

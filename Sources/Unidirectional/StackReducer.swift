@@ -46,8 +46,7 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
           effect
           .map(
             { embed(.element(id: id, action: $0)) },
-            child: NavigationChild(
-              lifetime: EffectID(effects), dismissAction: { embed(.popFrom(id: id)) })
+            child: NavigationChild(dismissAction: { embed(.popFrom(id: id)) })
           )
           .cancellable(id: effects)
       } else {
@@ -91,7 +90,7 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
   }
 
   /// Identifies the effects of one stack element (scoped to the store, like all ids).
-  struct Effects: Hashable, @unchecked Sendable {
+  struct Effects: ChildEffectsID, @unchecked Sendable {
     // Safe: a key path is immutable.
     let keyPath: AnyKeyPath
     let stack: UInt64

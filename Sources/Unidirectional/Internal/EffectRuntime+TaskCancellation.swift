@@ -11,9 +11,9 @@ protocol EffectRuntimeControls: AnyObject, Sendable {
   /// Cancels every running task registered under `id`.
   func cancel(id: EffectID)
 
-  /// Whether no task is registered under `id` any more while the store still runs: the tasks
-  /// were cancelled by `id`, or all ended.
-  func wasCancelledAsAWhole(id: EffectID) -> Bool
+  /// Whether the child feature the effect task `origin` runs for was dismissed: its effects
+  /// were cancelled through the child's id (`ChildEffectsID`).
+  func childWasDismissed(_ origin: EffectOrigin) -> Bool
 
   /// Runs `operation` in a task registered under `id`, and waits for it.
   ///

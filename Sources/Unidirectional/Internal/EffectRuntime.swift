@@ -384,10 +384,9 @@ final class EffectRuntime<Action: Sendable>: Sendable {
 
   /// Cancels every running effect task.
   func cancelAll() {
-    // The tasks stay registered under their ids until they end: a navigation child's effect
-    // cancelled this way was not dismissed (`wasCancelledAsAWhole(id:)` must say no).
     let tasks = storage.withLock { storage in
-      Array(storage.running.values)
+      storage.tasksByCancelID = [:]
+      return Array(storage.running.values)
     }
     for task in tasks { task.cancel() }
   }
@@ -405,11 +404,6 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   }
 
   // MARK: Acting from inside effects (see EffectRuntime+TaskCancellation.swift)
-
-  /// Whether no task is registered under `id` while the store still runs.
-  func wasCancelledAsAWhole(id: EffectID) -> Bool {
-    storage.withLock { !$0.isShutDown && $0.tasksByCancelID[id] == nil }
-  }
 
   /// Runs `operation` in a task registered under `id`, as `perform` runs a `.cancellable`
   /// effect, and waits for it; this task's cancellation passes on to it.

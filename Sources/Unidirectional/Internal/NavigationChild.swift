@@ -1,5 +1,5 @@
-/// What a navigation reducer (`ifLet`, `ifCaseLet`, presentation `ifLet`, stack `forEach`) adds
-/// to its child's effects as it maps them to parent actions (see `Effect.map(_:child:)`).
+/// What a navigation reducer (`ifLet`, `ifCaseLet`, presentation `ifLet`, stack and row
+/// `forEach`) adds to its child's effects as it maps them to parent actions (see `Effect.map(_:child:)`).
 ///
 /// - `dismiss()` in the child's effects sends the parent `dismissAction`, through the parent's
 ///   `Send`, which only this mapping layer holds: hence a task-local installed around the
@@ -8,12 +8,10 @@
 ///   it was dismissed, popped or replaced) is reported, not dropped in silence: it is a bug in
 ///   the child (an effect that does not stop when cancelled), and TCA users expect to hear of
 ///   it. Effects cancelled otherwise (`.cancel(id:)`, a cancelled `StoreTask`) still drop their
-///   actions silently.
+///   actions silently. "Gone" is decided by the runtime: the child's effects were cancelled
+///   through its `ChildEffectsID` (the same rule drops, and reports, such an action that was
+///   still waiting in the store's queue; see `Store.drainPending`).
 struct NavigationChild<ParentAction>: Sendable {
-  /// The cancellation id of the child's effects; it includes the child's identity. When no
-  /// effect is registered under it any more, the child was cancelled as a whole.
-  let lifetime: EffectID
-
   /// Makes the parent action that dismisses the child (`.dismiss`, `.popFrom(id:)`), or `nil`
   /// if the child cannot dismiss itself (a plain `ifLet` or `ifCaseLet` child).
   let dismissAction: (@Sendable () -> ParentAction)?
@@ -37,8 +35,8 @@ struct NavigationChild<ParentAction>: Sendable {
   ///   - line: The line in `fileID`.
   /// - Returns: Whether it reported.
   func reportIfGone(_ action: Any, fileID: String, line: UInt) -> Bool {
-    guard let runtime = EffectActivity.current?.activity.runtime.value,
-      runtime.wasCancelledAsAWhole(id: lifetime)
+    guard let context = EffectActivity.current, let runtime = context.activity.runtime.value,
+      runtime.childWasDismissed(context.origin)
     else { return false }
     runtime.reportIssue(
       StoreIssue(
