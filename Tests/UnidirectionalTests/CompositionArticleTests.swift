@@ -120,6 +120,92 @@ extension CasePath<Inbox.Action, StackAction<Conversation.State, Conversation.Ac
   static var path: Self { .case(Inbox.Action.path) }
 }
 
+struct SignIn: Reducer {
+  struct State: Equatable, Sendable {
+    var email = ""
+  }
+  enum Action: Equatable, Sendable {
+    case submitTapped
+    case succeeded
+  }
+  @Dependency(\.continuousClock) var clock
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .submitTapped:
+      return .run { send in
+        try await clock.sleep(for: .seconds(1))
+        await send(.succeeded)
+      }
+    case .succeeded:
+      return .none
+    }
+  }
+}
+
+struct Session: Reducer {
+  enum State: Equatable, Sendable {
+    case signedOut(SignIn.State)
+    case signedIn(Inbox.State)
+  }
+  enum Action: Equatable, Sendable {
+    case signIn(SignIn.Action)
+    case inbox(Inbox.Action)
+    case signOutTapped
+  }
+
+  var body: some Reducer<State, Action> {
+    Reduce { state, action in
+      switch action {
+      case .signIn(.succeeded):
+        state = .signedIn(Inbox.State())
+      case .signOutTapped:
+        state = .signedOut(SignIn.State())
+      case .signIn, .inbox:
+        break
+      }
+      return .none
+    }
+    .ifCaseLet(.case(State.signedOut), action: .case(Action.signIn)) { SignIn() }
+    .ifCaseLet(.case(State.signedIn), action: .case(Action.inbox)) { Inbox() }
+  }
+}
+
+struct UnreadCount: Reducer {
+  struct State: Equatable, Sendable {
+    var messages: IdentifiedArray<Message.State> = []
+    var unread = 0
+  }
+  enum Action: Equatable, Sendable {
+    case messages(IdentifiedActionOf<Message>)
+    case refreshTapped
+    case refreshed
+  }
+  enum CancelID { case refresh }
+
+  var body: some Reducer<State, Action> {
+    Reduce { state, action in
+      switch action {
+      case .refreshTapped:
+        return .run { send in
+          await withTaskCancellation(id: CancelID.refresh, cancelInFlight: true) {
+            await send(.refreshed)
+          }
+        }
+      case .messages, .refreshed:
+        return .none
+      }
+    }
+    .forEach(\.messages, action: .case(Action.messages)) { Message() }
+    .onChange(of: { state in state.messages.filter { !$0.isRead }.count }) { _, unread in
+      Reduce { state, _ in
+        state.unread = unread
+        return .none
+      }
+    }
+  }
+}
+
 // MARK: The article's examples, run
 
 @Suite struct CompositionArticleTests {
@@ -148,5 +234,56 @@ extension CasePath<Inbox.Action, StackAction<Conversation.State, Conversation.Ac
     let first = store.path.ids[0]
     await store.send(.path(.element(id: first, action: .backTapped))).finish()
     #expect(store.path.isEmpty)
+  }
+
+  @Test func aDependencyForOneChild() async {
+    struct Child: Reducer {
+      let clocks: Log<String>
+      @Dependency(\.continuousClock) var clock
+      func reduce(into state: inout Int, action: Void) -> Effect<Void> {
+        clocks.append("reducer: \(type(of: clock))")
+        return .run { [clocks] _ in
+          @Dependency(\.continuousClock) var clock
+          clocks.append("effect: \(type(of: clock))")
+        }
+      }
+    }
+    let clocks = Log<String>()
+    let store = Store(initialState: 0) {
+      Child(clocks: clocks)
+        .dependency(\.continuousClock, ImmediateClock())
+    }
+    await store.send(()).finish()
+    #expect(clocks.values == ["reducer: ImmediateClock", "effect: ImmediateClock"])
+  }
+
+  @Test func enumStatesAndTools() async {
+    let clock = TestClock()
+    let issues = Log<StoreIssue>()
+    let store = withDependencies {
+      $0.continuousClock = clock
+    } operation: {
+      Store(
+        initialState: Session.State.signedOut(SignIn.State()), reducer: Session(),
+        onIssue: { issues.append($0) })
+    }
+    let signIn = store.send(.signIn(.submitTapped))
+    await clock.waitForSleepers()
+    // Signed in while the sign-in's effect sleeps: leaving the case cancels that effect, so
+    // running the clock wakes nobody, and nothing arrives for the case that is gone.
+    store.send(.signIn(.succeeded))
+    await clock.run()
+    await signIn.finish()
+    #expect(store.state == .signedIn(Inbox.State()))
+    #expect(issues.values.isEmpty)
+
+    let unread = Store(
+      initialState: UnreadCount.State(
+        messages: [Message.State(id: 0, subject: "Hi"), Message.State(id: 1, subject: "Yo")],
+        unread: 2)
+    ) { UnreadCount() }
+    unread.send(.messages(.element(id: 0, action: .markRead)))
+    #expect(unread.unread == 1)
+    await unread.send(.refreshTapped).finish()
   }
 }
