@@ -175,6 +175,7 @@ struct UnreadCount: Reducer {
   struct State: Equatable, Sendable {
     var messages: IdentifiedArray<Message.State> = []
     var unread = 0
+    var unreadMessages: Int { messages.filter { !$0.isRead }.count }
   }
   enum Action: Equatable, Sendable {
     case messages(IdentifiedActionOf<Message>)
@@ -197,7 +198,7 @@ struct UnreadCount: Reducer {
       }
     }
     .forEach(\.messages, action: .case(Action.messages)) { Message() }
-    .onChange(of: { state in state.messages.filter { !$0.isRead }.count }) { _, unread in
+    .onChange(of: \.unreadMessages) { _, unread in
       Reduce { state, _ in
         state.unread = unread
         return .none
@@ -238,23 +239,22 @@ struct UnreadCount: Reducer {
 
   @Test func aDependencyForOneChild() async {
     struct Child: Reducer {
-      let clocks: Log<String>
+      static let clocks = Log<String>()
       @Dependency(\.continuousClock) var clock
       func reduce(into state: inout Int, action: Void) -> Effect<Void> {
-        clocks.append("reducer: \(type(of: clock))")
-        return .run { [clocks] _ in
+        Self.clocks.append("reducer: \(type(of: clock))")
+        return .run { _ in
           @Dependency(\.continuousClock) var clock
-          clocks.append("effect: \(type(of: clock))")
+          Self.clocks.append("effect: \(type(of: clock))")
         }
       }
     }
-    let clocks = Log<String>()
     let store = Store(initialState: 0) {
-      Child(clocks: clocks)
+      Child()
         .dependency(\.continuousClock, ImmediateClock())
     }
     await store.send(()).finish()
-    #expect(clocks.values == ["reducer: ImmediateClock", "effect: ImmediateClock"])
+    #expect(Child.clocks.values == ["reducer: ImmediateClock", "effect: ImmediateClock"])
   }
 
   @Test func enumStatesAndTools() async {
