@@ -36,10 +36,9 @@ public struct TicTacToe: Reducer {
   /// Creates the feature.
   public init() {}
 
-  /// Routes actions to the active side, and moves between them on login and logout.
+  /// Routes actions to the active side, and moves between them on login and logout; a side's
+  /// effects end when the program leaves it (a login request in flight at logout, say).
   public var body: some Reducer<State, Action> {
-    Scope(state: .login, action: .login) { Login() }
-    Scope(state: .newGame, action: .newGame) { NewGame() }
     Reduce { state, action in
       switch action {
       case .login(.loginSucceeded(let response)) where !response.twoFactorRequired,
@@ -52,6 +51,8 @@ public struct TicTacToe: Reducer {
       }
       return .none
     }
+    .ifCaseLet(.login, action: .login) { Login() }
+    .ifCaseLet(.newGame, action: .newGame) { NewGame() }
   }
 }
 
