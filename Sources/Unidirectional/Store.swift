@@ -398,12 +398,14 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
       case .action(let next) where next.origin.map(effects.wasCancelled) == true:
         // Its effect was cancelled while it waited: effects that were cancelled cannot change
         // state (a dismissed child's effect must not reach the child presented after it).
+        // Asked before the sender resumes: once it ends, the runtime forgets it.
+        let childWasDismissed = next.origin.map(effects.childWasDismissed) == true
         next.pending.resolve(nil)
-        if let origin = next.origin, effects.childWasDismissed(origin) {
+        if childWasDismissed, let origin = next.origin {
           effects.reportIssue(
             StoreIssue(
-              kind: .actionFromDismissedChild(action: ValueDump.line(next.action)), fileID: #fileID,
-              line: #line))
+              kind: .actionFromDismissedChild(action: ValueDump.line(next.action)),
+              fileID: origin.site?.fileID ?? "an unknown file", line: origin.site?.line ?? 0))
         }
       case .action(let next):
         let task: Task<Void, Never>?

@@ -5,57 +5,106 @@ import UnidirectionalTestSupport
 @testable import Unidirectional
 
 /// An action an effect sent, still waiting in the queue when the effect is cancelled, is dropped:
-/// cancelled effects cannot change state, and a replaced child's effect never reaches the child
-/// that replaced it.
+/// cancelled effects cannot change state, and a dismissed child's effect never reaches the child
+/// that replaced it. Which actions are dropped, which are reduced, and which drops are reported
+/// as coming from a child that is gone.
 @Suite struct CancelledEffectActionTests {
-  /// A slot holding one child at a time, whose effects run under an id naming the child.
-  struct Slot: Reducer {
-    struct Child: Equatable, Sendable {
-      var id: Int
-      var events = 0
-    }
+  struct Feature: Reducer {
     struct State: Equatable, Sendable {
-      var child = Child(id: 1)
+      var childEvents = 0
+      var parentEvents = 0
+      var others = 0
       var ticks = 0
     }
     enum Action: Equatable, Sendable {
-      case start
+      /// A child's effect (under a child id) with an inner `.cancellable` timer.
+      case startChildTimer
+      /// The child cancels its own timer: the child is still there.
+      case stopChildTimer
+      /// The parent dismisses the child: its effects are cancelled through the child's id.
+      case dismissChild
+      /// A child's effect that reports back to the parent at once.
+      case startChildReporting
+      case childReported
+      case cancelParentWork
+      /// A `.merge` of two parts inside one effect task, one of them cancellable.
+      case startMerge
+      case cancelMergePart
+      /// An effect that hands its send to an unstructured task and ends.
+      case startDetachedSender
+      case cancelDetachedSender
       case childEvent
-      case replace(id: Int)
+      case parentEvent
+      case other
+      case unrelated
       case tick
     }
 
-    /// Effects of the child with `id`, as a navigation child's (reported when dropped), or as
-    /// any effect's.
-    struct ChildEffects: ChildEffectsID { let id: Int }
-    struct PlainEffects: Hashable, Sendable { let id: Int }
+    struct ChildEffects: ChildEffectsID {}
+    struct Timer: Hashable, Sendable {}
+    struct ParentWork: Hashable, Sendable {}
+    struct MergePart: Hashable, Sendable {}
+    struct DetachedSender: Hashable, Sendable {}
 
     let gate: Gate
     let executor: ThreadExecutor
-    let asChild: Bool
+
+    /// Waits for the gate on the executor's thread, then sends `action`.
+    func waitingSend(_ action: Action) -> Effect<Action> {
+      .run { [gate, executor] send in
+        await withTaskExecutorPreference(executor) {
+          await gate.wait()
+          await send(action)
+        }
+      }
+    }
 
     func reduce(into state: inout State, action: Action) -> Effect<Action> {
       switch action {
-      case .start:
-        let effect = Effect<Action>.run { [gate, executor] send in
-          // On a thread of its own, so that it runs even while every thread of the task pool
-          // is blocked by other tests.
-          await withTaskExecutorPreference(executor) {
-            await gate.wait()
-            await send(.childEvent)
+      case .startChildTimer:
+        return waitingSend(.childEvent).cancellable(id: Timer()).cancellable(id: ChildEffects())
+      case .stopChildTimer:
+        return .cancel(id: Timer())
+      case .dismissChild:
+        return .cancel(id: ChildEffects())
+      case .startChildReporting:
+        return Effect<Action>.run { send in await send(.childReported) }
+          .cancellable(id: ChildEffects())
+      case .childReported:
+        // A parent's effect, started while reducing an action a child's effect sent.
+        return waitingSend(.parentEvent).cancellable(id: ParentWork())
+      case .cancelParentWork:
+        return .cancel(id: ParentWork())
+      case .startMerge:
+        // In a `.concatenate`, so that the `.merge` runs inside one effect task.
+        return .concatenate(
+          .merge(waitingSend(.childEvent).cancellable(id: MergePart()), waitingSend(.other)),
+          .none)
+      case .cancelMergePart:
+        return .cancel(id: MergePart())
+      case .startDetachedSender:
+        return Effect<Action>.run { [gate, executor] send in
+          Task {
+            await withTaskExecutorPreference(executor) {
+              await gate.wait()
+              await send(.other)
+            }
           }
         }
-        let id = state.child.id
-        return asChild
-          ? effect.cancellable(id: ChildEffects(id: id))
-          : effect.cancellable(id: PlainEffects(id: id))
+        .cancellable(id: DetachedSender())
+      case .cancelDetachedSender:
+        return .cancel(id: DetachedSender())
       case .childEvent:
-        state.child.events += 1
+        state.childEvents += 1
         return .none
-      case .replace(let id):
-        let old = state.child.id
-        state.child = Child(id: id)
-        return asChild ? .cancel(id: ChildEffects(id: old)) : .cancel(id: PlainEffects(id: old))
+      case .parentEvent:
+        state.parentEvents += 1
+        return .none
+      case .other:
+        state.others += 1
+        return .none
+      case .unrelated:
+        return .none
       case .tick:
         state.ticks += 1
         return .none
@@ -63,35 +112,36 @@ import UnidirectionalTestSupport
     }
   }
 
-  /// Makes the race happen in order: while the store runs an observer (so it is busy), the
-  /// observer queues `.replace`, lets the child's effect send, and waits until the effect's action
-  /// is queued behind it. Then the store reduces `.replace` (cancelling the effect) and only then
-  /// reaches the effect's action.
-  func raceReplacement(asChild: Bool) async -> (state: Slot.State, issues: [StoreIssue]) {
+  /// Sends `start`, waits for `waiters` effects to wait on the gate, then, while the store is
+  /// busy running an observer, sends `during`, opens the gate and waits until `queued` actions
+  /// wait in the queue: the effects' actions are reduced (or dropped) after `during`.
+  func race(
+    start: Feature.Action, waiters: Int = 1, during: Feature.Action, queued: Int = 2,
+    afterEffectsEnd: Bool = false
+  ) async -> (state: Feature.State, issues: [StoreIssue]) {
     let gate = Gate()
     let executor = ThreadExecutor()
     defer { executor.stop() }
     let issues = Log<StoreIssue>()
     let store = Store(
-      initialState: Slot.State(), reducer: Slot(gate: gate, executor: executor, asChild: asChild),
+      initialState: Feature.State(), reducer: Feature(gate: gate, executor: executor),
       onIssue: { issues.append($0) })
-    let effect = store.send(.start)
-    while gate.waiterCount == 0 { await Task.yield() }
+    let effect = store.send(start)
+    while gate.waiterCount < waiters { await Task.yield() }
+    while afterEffectsEnd, store.effects.runningCount > 0 { await Task.yield() }
     let token = store.observe {
       guard store.ticks == 1 else { return }
-      store.send(.replace(id: 2))
+      store.send(during)
       gate.open()
-      // The effect runs on its own thread: it queues its action within milliseconds.
       let deadline = ContinuousClock.now + .seconds(60)
-      while queuedActions(store) < 2 {
+      while queuedActions(store) < queued {
         guard ContinuousClock.now < deadline else {
-          Issue.record("the effect's action was not queued within 60 s")
+          Issue.record("the effects' actions were not queued within 60 s")
           return
         }
         Thread.sleep(forTimeInterval: 0.001)
       }
     }
-    // On a thread of its own: the observer blocks it.
     await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
       Thread {
         store.send(.tick)
@@ -99,29 +149,69 @@ import UnidirectionalTestSupport
       }.start()
     }
     await effect.finish()
+    let deadline = ContinuousClock.now + .seconds(60)
+    while store.effects.runningCount > 0, ContinuousClock.now < deadline {
+      try? await Task.sleep(for: .milliseconds(1))
+    }
     let state = store.state
     withExtendedLifetime(token) {}
     return (state, issues.values)
   }
 
-  func queuedActions(_ store: Store<Slot.State, Slot.Action>) -> Int {
+  func queuedActions(_ store: Store<Feature.State, Feature.Action>) -> Int {
     store.gate.withLock { store.pending.actions.elements.count - store.pending.actions.head }
   }
 
-  @Test func aReplacedChildsQueuedActionIsDroppedAndReported() async {
-    let (state, issues) = await raceReplacement(asChild: true)
-    #expect(state.child == Slot.Child(id: 2, events: 0))
+  @Test func aDismissedChildsQueuedActionIsDroppedAndReported() async {
+    let (state, issues) = await race(start: .startChildTimer, during: .dismissChild)
+    #expect(state.childEvents == 0)
     #expect(issues.count == 1)
-    #expect(issues.first.map { "\($0)" }?.contains("Slot.Action.childEvent") == true)
+    #expect(issues.first.map { "\($0)" }?.contains("Feature.Action.childEvent") == true)
+    // Named where the effect was created.
+    #expect(issues.first?.fileID == "UnidirectionalTests/CancelledEffectActionTests.swift")
     if case .actionFromDismissedChild = issues.first?.kind {
     } else {
       Issue.record("expected an actionFromDismissedChild issue, got \(issues)")
     }
   }
 
-  @Test func anyCancelledEffectsQueuedActionIsDroppedSilently() async {
-    let (state, issues) = await raceReplacement(asChild: false)
-    #expect(state.child == Slot.Child(id: 2, events: 0))
+  @Test func aQueuedActionOfAnEffectNotCancelledIsReduced() async {
+    let (state, issues) = await race(start: .startChildTimer, during: .unrelated)
+    #expect(state.childEvents == 1)
+    #expect(issues.isEmpty)
+  }
+
+  /// The child cancels its own inner effect and stays: its dropped action is not an action "from
+  /// a child that is gone".
+  @Test func aChildCancellingItsOwnEffectIsNotReportedAsDismissed() async {
+    let (state, issues) = await race(start: .startChildTimer, during: .stopChildTimer)
+    #expect(state.childEvents == 0)
+    #expect(issues.isEmpty, "\(issues)")
+  }
+
+  /// A parent's effect started while a child's effect reduced an action on its own task is the
+  /// parent's, not the child's: cancelling it is not reported as a dismissed child's action.
+  @Test func aParentEffectStartedFromAChildsSendIsNotAChildEffect() async {
+    let (state, issues) = await race(start: .startChildReporting, during: .cancelParentWork)
+    #expect(state.parentEvents == 0)
+    #expect(issues.isEmpty, "\(issues)")
+  }
+
+  /// Two parts of a `.merge`: cancelling one drops its queued action only.
+  @Test func cancellingOnePartOfAMergeDropsOnlyItsAction() async {
+    let (state, issues) = await race(
+      start: .startMerge, waiters: 2, during: .cancelMergePart, queued: 3)
+    #expect(state.childEvents == 0)
+    #expect(state.others == 1)
+    #expect(issues.isEmpty)
+  }
+
+  /// An effect that ended before its id was cancelled: the action an unstructured task it made
+  /// sent is still reduced.
+  @Test func anActionOfAFinishedEffectsTaskIsReduced() async {
+    let (state, issues) = await race(
+      start: .startDetachedSender, during: .cancelDetachedSender, afterEffectsEnd: true)
+    #expect(state.others == 1)
     #expect(issues.isEmpty)
   }
 }

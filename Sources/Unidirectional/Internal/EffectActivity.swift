@@ -195,4 +195,13 @@ struct EffectOrigin: Sendable {
   /// nested `.cancellable` started it), if any: if that task was cancelled through the child's
   /// id, the child is gone and a dropped action is reported.
   @usableFromInline let childTask: UInt64?
+  /// Where the task's effect was created (a `.run`'s call site), if known, for reports.
+  @usableFromInline let site: EffectSite?
+}
+
+/// Where an effect was created.
+@usableFromInline
+struct EffectSite: Sendable {
+  @usableFromInline let fileID: String
+  @usableFromInline let line: UInt
 }

@@ -156,7 +156,8 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       }
     case .run(let run):
       if let task = spawn(
-        cancelIDs: cancelIDs, priority: run.priority, join: join, { await self.perform(run) })
+        cancelIDs: cancelIDs, priority: run.priority, join: join, site: effect.site,
+        { await self.perform(run) })
       {
         tasks.append(task)
       }
@@ -174,6 +175,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     cancelIDs: [EffectID],
     priority: TaskPriority?,
     join: EffectActivity.Join? = nil,
+    site: EffectSite? = nil,
     _ operation: @escaping @Sendable () async -> Void
   ) -> Task<Void, Never>? {
     storage.withLock { storage in
@@ -185,10 +187,12 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       // A task inside a child's effects (a nested `.cancellable`) runs for the child too.
       // Only a task started from inside an effect task (`join`) runs for that task's child: a
       // top-level effect started while reducing on an effect's task is not the child's.
+      let inherited = join == nil ? nil : activity.currentOrigin
       let origin = EffectOrigin(
         task: taskID,
         childTask: cancelIDs.contains { $0.base is any ChildEffectsID }
-          ? taskID : join == nil ? nil : activity.currentOrigin?.childTask)
+          ? taskID : inherited?.childTask,
+        site: site ?? inherited?.site)
       let task = Task(priority: priority) {
         await self.activity.runCounted(origin: origin, operation)
         self.finished(taskID, cancelIDs: cancelIDs)
@@ -243,7 +247,10 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       await withTaskGroup(of: Void.self) { group in
         for effect in effects {
           join.childBegan()
-          let origin = activity.currentOrigin ?? EffectOrigin(task: 0, childTask: nil)
+          let current = activity.currentOrigin
+          let origin = EffectOrigin(
+            task: current?.task ?? 0, childTask: current?.childTask,
+            site: effect.site ?? current?.site)
           group.addTask {
             await self.activity.runCounted(origin: origin) { await self.perform(effect) }
             join.childEnded()
@@ -261,7 +268,8 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       let join = EffectActivity.Join(activity)
       guard
         let task = spawn(
-          cancelIDs: [id], priority: inner.priority, join: join, { await self.perform(inner) })
+          cancelIDs: [id], priority: inner.priority, join: join, site: inner.site,
+          { await self.perform(inner) })
       else { return }
       await awaitAll([task], join: join)
     }
@@ -432,6 +440,12 @@ extension Effect {
     case .merge(let effects), .concatenate(let effects): effects.allSatisfy(\.isSynchronous)
     case .cancellable(_, _, let inner): inner.isSynchronous
     }
+  }
+
+  /// Where a lone `.run` was created, for reports about the task that runs it.
+  var site: EffectSite? {
+    if case .run(let run) = operation { return EffectSite(fileID: run.fileID, line: run.line) }
+    return nil
   }
 
   /// The priority of a lone `.run`, used for the task that runs it.
