@@ -11,7 +11,9 @@
 /// `await send(action)` returns once the store has reduced the action, so when an effect ends,
 /// the actions it sent are in the state: after ``StoreTask/finish()``, reading the store shows
 /// them. Sending from a cancelled task does nothing: effects that were cancelled cannot change
-/// state.
+/// state. (If the effect belonged to a navigation child that was dismissed, popped or replaced,
+/// the dropped action is also reported: see
+/// ``StoreIssue/Kind/actionFromDismissedChild(action:)``.)
 public struct Send<Action>: Sendable {
   /// Hands an action to the store and says how to wait for its reduction.
   let deliver: @Sendable (Action) -> StoreTask

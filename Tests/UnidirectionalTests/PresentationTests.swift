@@ -149,3 +149,42 @@ import UnidirectionalTestSupport
     #expect(PresentationState<Int>(wrappedValue: nil) == PresentationState(wrappedValue: nil))
   }
 }
+
+/// Presents a `Presenter`, which presents a `Screen`: two levels of presentation.
+struct Outer: Reducer {
+  struct State: Equatable, Sendable {
+    @PresentationState var inner: Presenter.State?
+  }
+
+  enum Action: Equatable, Sendable {
+    case inner(PresentationAction<Presenter.Action>)
+  }
+
+  let log: Log<String>
+  let gate: Gate
+
+  var body: some Reducer<State, Action> {
+    EmptyReducer()
+      .ifLet(\.$inner, action: .inner) { Presenter(log: log, gate: gate) }
+  }
+}
+
+extension CasePath where Root == Outer.Action {
+  static var inner: CasePath<Outer.Action, PresentationAction<Presenter.Action>> {
+    .init(Outer.Action.inner) { if case .inner(let a) = $0 { a } else { nil } }
+  }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct NestedPresentationTests {
+  @Test func dismissReachesTheNearestPresentationOnly() async {
+    let log = Log<String>()
+    var presenter = Presenter.State()
+    presenter.screen = Screen.State(id: 1)
+    let store = Store(
+      initialState: Outer.State(inner: presenter), reducer: Outer(log: log, gate: Gate()))
+    await store.send(.inner(.presented(.screen(.presented(.close))))).finish()
+    #expect(store.inner != nil)
+    #expect(store.inner?.screen == nil)
+    #expect(store.inner?.events.last == "parent saw dismiss of 1")
+  }
+}
