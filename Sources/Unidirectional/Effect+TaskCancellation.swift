@@ -29,7 +29,7 @@ extension Task where Success == Never, Failure == Never {
       return
     }
     // No runtime: the store is gone, and its effects were all cancelled already.
-    activity.runtime.value?.cancel(id: EffectID(id))
+    activity.runtime.value?.cancel(id: EffectID(id).scoped(toAll: EffectIDScopes.current))
   }
 }
 
@@ -75,7 +75,9 @@ public func withTaskCancellation<T: Sendable, E: Error>(
   }
   let result = Locked<Result<T, E>?>(nil)
   let ran =
-    await activity.runtime.value?.runCancellable(id: EffectID(id), cancelInFlight: cancelInFlight) {
+    await activity.runtime.value?.runCancellable(
+      id: EffectID(id).scoped(toAll: EffectIDScopes.current), cancelInFlight: cancelInFlight
+    ) {
       let outcome: Result<T, E>
       do throws(E) {
         outcome = .success(try await operation())

@@ -223,17 +223,22 @@ extension Effect {
     case .cancellable(let id, let cancelInFlight, let effect):
       return Effect<NewAction>(
         .cancellable(
-          id: id, cancelInFlight: cancelInFlight, effect.map(transform, child: child)))
+          id: child.scope(id), cancelInFlight: cancelInFlight, effect.map(transform, child: child)))
     case .cancel(let id):
-      return Effect<NewAction>(.cancel(id: id))
+      return Effect<NewAction>(.cancel(id: child.scope(id)))
     case .issue(let issue):
       return Effect<NewAction>(.issue(issue))
     case .cancelMatching(let predicate):
-      return Effect<NewAction>(.cancelMatching(predicate))
+      guard let scope = child?.scope else { return Effect<NewAction>(.cancelMatching(predicate)) }
+      return Effect<NewAction>(
+        .cancelMatching { id in
+          guard let scoped = id as? ScopedEffectID, scoped.scope == scope else { return false }
+          return predicate(scoped.id.base)
+        })
     case .throttle(let id, let interval, let clock, let latest, let effect):
       return Effect<NewAction>(
         .throttle(
-          id: id, interval: interval, clock: clock, latest: latest,
+          id: child.scope(id), interval: interval, clock: clock, latest: latest,
           effect.map(transform, child: child)))
     }
   }

@@ -37,7 +37,7 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
         elementEffect = element.reduce(
           into: &state[keyPath: toElements][id: id]!, action: elementAction
         )
-        .map({ embed((id, $0)) }, child: NavigationChild(dismissAction: nil))
+        .map({ embed((id, $0)) }, child: NavigationChild(scope: nil, dismissAction: nil))
         .cancellable(id: ElementEffects(keyPath: toElements, id: id))
       } else {
         elementEffect = .actionWithoutState(

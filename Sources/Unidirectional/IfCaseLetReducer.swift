@@ -36,7 +36,7 @@ public struct IfCaseLetReducer<Parent: Reducer, Case: Reducer>: Reducer {
         childEffect = child.reduce(into: &caseState, action: caseAction)
           .map(
             toCaseAction.embed,
-            child: NavigationChild(dismissAction: nil)
+            child: NavigationChild(scope: nil, dismissAction: nil)
           )
           .cancellable(id: effects)
         state = toCaseState.embed(caseState)

@@ -42,7 +42,7 @@ where Child.State: Sendable {
         childEffect = child.reduce(into: &state[keyPath: toChildState]!, action: childAction)
           .map(
             toChildAction.embed,
-            child: NavigationChild(dismissAction: nil)
+            child: NavigationChild(scope: nil, dismissAction: nil)
           )
           .cancellable(id: before)
       } else {

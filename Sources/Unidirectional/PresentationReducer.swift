@@ -42,7 +42,7 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
         )
         .map(
           { embed(.presented($0)) },
-          child: NavigationChild(dismissAction: { embed(.dismiss) })
+          child: NavigationChild(scope: EffectID(effects), dismissAction: { embed(.dismiss) })
         )
         .cancellable(id: effects)
       } else {

@@ -46,7 +46,8 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
           effect
           .map(
             { embed(.element(id: id, action: $0)) },
-            child: NavigationChild(dismissAction: { embed(.popFrom(id: id)) })
+            child: NavigationChild(
+              scope: EffectID(effects), dismissAction: { embed(.popFrom(id: id)) })
           )
           .cancellable(id: effects)
       } else {

@@ -190,7 +190,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       let inherited = join == nil ? nil : activity.currentOrigin
       let origin = EffectOrigin(
         task: taskID,
-        childTask: cancelIDs.contains { $0.base is any ChildEffectsID }
+        childTask: cancelIDs.contains(where: \.isChildEffects)
           ? taskID : inherited?.childTask,
         site: site ?? inherited?.site)
       let task = Task(priority: priority) {
@@ -370,7 +370,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   func cancel(id: EffectID) {
     let tasks = storage.withLock { storage in
       let ids = storage.tasksByCancelID.removeValue(forKey: id) ?? []
-      if id.base is any ChildEffectsID { storage.dismissedChildTasks.formUnion(ids) }
+      if id.isChildEffects { storage.dismissedChildTasks.formUnion(ids) }
       return ids.compactMap { storage.running[$0] }
     }
     // Outside the lock: cancellation handlers run synchronously and may call back in.
@@ -383,7 +383,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       let ids = storage.tasksByCancelID.keys.filter { predicate($0.base) }
       return ids.flatMap { id in
         let tasks = storage.tasksByCancelID.removeValue(forKey: id) ?? []
-        if id.base is any ChildEffectsID { storage.dismissedChildTasks.formUnion(tasks) }
+        if id.isChildEffects { storage.dismissedChildTasks.formUnion(tasks) }
         return tasks.compactMap { storage.running[$0] }
       }
     }

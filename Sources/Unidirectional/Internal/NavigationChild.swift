@@ -12,6 +12,11 @@
 ///   through its `ChildEffectsID` (the same rule drops, and reports, such an action that was
 ///   still waiting in the store's queue; see `Store.drainPending`).
 struct NavigationChild<ParentAction>: Sendable {
+  /// The child's identity, which the cancellation ids its effects use are scoped to (a
+  /// presented child's, a stack element's; see `ScopedEffectID`), or `nil` to leave them as
+  /// they are (`ifLet`, `ifCaseLet` and `forEach` rows, as in TCA).
+  let scope: EffectID?
+
   /// Makes the parent action that dismisses the child (`.dismiss`, `.popFrom(id:)`), or `nil`
   /// if the child cannot dismiss itself (a plain `ifLet` or `ifCaseLet` child).
   let dismissAction: (@Sendable () -> ParentAction)?
@@ -20,6 +25,15 @@ struct NavigationChild<ParentAction>: Sendable {
   ///
   /// - Parameter parentSend: The parent-level `Send` the mapped operation was given.
   func run(
+    parentSend: Send<ParentAction>, _ operation: () async throws -> Void
+  ) async rethrows {
+    guard let scope else { return try await runDismissing(parentSend: parentSend, operation) }
+    try await EffectIDScopes.$current.withValue(EffectIDScopes.current + [scope]) {
+      try await runDismissing(parentSend: parentSend, operation)
+    }
+  }
+
+  private func runDismissing(
     parentSend: Send<ParentAction>, _ operation: () async throws -> Void
   ) async rethrows {
     guard let dismissAction else { return try await operation() }
@@ -43,5 +57,13 @@ struct NavigationChild<ParentAction>: Sendable {
         kind: .actionFromDismissedChild(action: ValueDump.line(action)), fileID: fileID,
         line: line))
     return true
+  }
+}
+
+extension Optional {
+  /// `id` as the effects of the navigation child in `self` (if any) use it.
+  func scope<Action>(_ id: EffectID) -> EffectID where Wrapped == NavigationChild<Action> {
+    guard let scope = self?.scope else { return id }
+    return id.scoped(to: scope)
   }
 }
