@@ -2,7 +2,10 @@ extension Effect {
   /// Makes this effect cancellable by `id`.
   ///
   /// Identifiers are scoped to the store that runs the effect: two stores never cancel each
-  /// other's effects, even with equal identifiers.
+  /// other's effects, even with equal identifiers. Within a store, the identifiers a presented
+  /// child or a stack element uses are its own too: another element, or the parent, cancelling
+  /// an equal identifier does not reach them (see ``Reducer/ifLet(_:action:destination:fileID:line:)``
+  /// and ``Reducer/forEach(_:action:destination:fileID:line:)``).
   ///
   /// - Parameters:
   ///   - id: Any hashable, sendable value, for example a case of a private enum.
