@@ -94,6 +94,18 @@ extension CasePath where Root == Modes.Action {
     #expect(issues.values.first?.contains("sent Screen.Action.tick after its child") == true)
   }
 
+  @Test func returningToTheCaseIsANewChildForTheOldEffects() async {
+    let store = makeStore()
+    let editing = store.send(.editor(.workUntilCancelled))
+    // Away and back at once: the old editor's effect sends after the new one is there.
+    store.send(.view(2))
+    store.send(.edit(3))
+    await editing.finish()
+    #expect(store.state == .editing(Screen.State(id: 3, count: 0)))
+    #expect(issues.values.count == 1)
+    #expect(issues.values.first?.contains("sent Screen.Action.tick after its child") == true)
+  }
+
   @Test func leavingForAStateWithNoCaseCancels() async {
     let store = makeStore(.viewing(Screen.State(id: 3)))
     let work = store.send(.viewer(.workUntilCancelled))
