@@ -24,9 +24,9 @@ private let presentationIDs = Atomic<UInt64>(0)
 /// before it. Editing the presented value in place, or replacing it with a value that is not
 /// `Identifiable` or has the same id, keeps the presentation.
 ///
-/// An enum child state (a destination with several cases) changing case without going through
-/// `nil` is one presentation unless the enum is `Identifiable` with an id that differs per case
-/// (for example `var id: String { "\(caseName)" }`): the case is not read by reflection.
+/// An enum child state (a destination with several cases) that changes case is a new
+/// presentation too, as in TCA: the destination's case is read from the enum's runtime records
+/// (as ``CasePath`` reads it), not by reflection.
 ///
 /// Two values are equal when their child states are: the identity is bookkeeping, as it is for
 /// TCA's `PresentationState`, so a test's expected state compares equal to the store's.
@@ -48,8 +48,8 @@ public struct PresentationState<State> {
 
   /// The presented child state, or `nil` when nothing is presented.
   ///
-  /// Setting a value where there was none, or a value with another `Identifiable` id, starts a
-  /// new presentation; setting `nil` ends it.
+  /// Setting a value where there was none, a value of another enum case, or a value with
+  /// another `Identifiable` id, starts a new presentation; setting `nil` ends it.
   public var wrappedValue: State? {
     get { value }
     set {
@@ -79,9 +79,13 @@ public struct PresentationState<State> {
     presentationIDs.add(1, ordering: .relaxed).newValue
   }
 
-  /// Whether two child states are one presentation: always, unless both are `Identifiable`
-  /// with different ids. (A conformance lookup, only when the parent replaces the child state.)
+  /// Whether two child states are one presentation: always, unless they are cases of an enum
+  /// that differ, or both are `Identifiable` with different ids. (A tag read and a conformance
+  /// lookup, only when the parent replaces the child state.)
   private static func sameIdentity(_ old: State, _ new: State) -> Bool {
+    if let oldCase = EnumLayout.caseTag(of: old), oldCase != EnumLayout.caseTag(of: new) {
+      return false
+    }
     guard let old = old as? any Identifiable, let new = new as? any Identifiable else {
       return true
     }

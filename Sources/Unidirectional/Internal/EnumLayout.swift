@@ -72,6 +72,22 @@ struct EnumLayout: @unchecked Sendable {
 
   private static let cache = Locked<[Key: EnumLayout?]>([:])
 
+  /// The tag of `value`'s case if `Value` is an enum whose layout can be read, `nil` otherwise.
+  /// The layout is read once per type, then cached.
+  static func caseTag<Value>(of value: Value) -> Int? {
+    let key = ObjectIdentifier(Value.self)
+    let layout: EnumLayout?
+    if let known = anyPayloadCache.withLock({ $0[key] }) {
+      layout = known
+    } else {
+      layout = read(Value.self)
+      anyPayloadCache.withLock { $0[key] = .some(layout) }
+    }
+    return layout?.tag(of: value)
+  }
+
+  private static let anyPayloadCache = Locked<[ObjectIdentifier: EnumLayout?]>([:])
+
   private static func read(_ type: Any.Type) -> EnumLayout? {
     let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
     let kind = metadata.load(as: UInt.self)
