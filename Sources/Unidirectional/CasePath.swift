@@ -30,12 +30,12 @@ public struct CasePath<Root, Value>: Sendable {
   /// Wraps a child value in the case.
   public let embed: @Sendable (Value) -> Root
 
-  private let extractor: Extractor
-
-  private enum Extractor: Sendable {
-    case closure(@Sendable (Root) -> Value?)
-    case layout(EnumLayout)
-  }
+  // Two optionals rather than a nested enum: in unspecialized generic code, switching over an
+  // enum nested in this generic type costs a metadata look-up on every `extract`.
+  /// The hand-written pattern match, if this case path has one.
+  private let extractClosure: (@Sendable (Root) -> Value?)?
+  /// The enum's runtime layout, for a case path made from a constructor alone.
+  private let layout: EnumLayout?
 
   /// Creates a case path from the case's constructor and a pattern match.
   ///
@@ -47,7 +47,8 @@ public struct CasePath<Root, Value>: Sendable {
     extract: @escaping @Sendable (Root) -> Value?
   ) {
     self.embed = embed
-    self.extractor = .closure(extract)
+    self.extractClosure = extract
+    self.layout = nil
   }
 
   /// Creates a case path from the case's constructor alone: `CasePath(AppAction.login)`.
@@ -82,7 +83,8 @@ public struct CasePath<Root, Value>: Sendable {
         """)
     }
     self.embed = embed
-    self.extractor = .layout(layout)
+    self.extractClosure = nil
+    self.layout = layout
   }
 
   /// A case path from the case's constructor: `.case(AppAction.login)`, where a `CasePath` is
@@ -98,17 +100,13 @@ public struct CasePath<Root, Value>: Sendable {
   /// - Parameter root: The value to match.
   /// - Complexity: O(1).
   public func extract(_ root: Root) -> Value? {
-    switch extractor {
-    case .closure(let extract):
-      return extract(root)
-    case .layout(let layout):
-      let tag = layout.tag(of: root)
-      guard let payloadType = layout.cases[tag].payloadType,
-        EnumLayout.payload(payloadType, isLaidOutAs: Value.self)
-      else { return nil }
-      let value = layout.payload(of: root, tag: tag, as: Value.self)
-      // Another case may have a payload of the same type: the embedded value tells.
-      return layout.tag(of: embed(value)) == tag ? value : nil
-    }
+    guard let layout else { return extractClosure?(root) }
+    let tag = layout.tag(of: root)
+    guard let payloadType = layout.cases[tag].payloadType,
+      EnumLayout.payload(payloadType, isLaidOutAs: Value.self)
+    else { return nil }
+    let value = layout.payload(of: root, tag: tag, as: Value.self)
+    // Another case may have a payload of the same type: the embedded value tells.
+    return layout.tag(of: embed(value)) == tag ? value : nil
   }
 }

@@ -176,13 +176,25 @@ extension Effect {
   public func map<NewAction>(
     _ transform: @escaping @Sendable (Action) -> NewAction
   ) -> Effect<NewAction> {
-    map(transform, child: nil)
+    // `.none` first: composition maps every child effect, and in unspecialized code naming
+    // `NavigationChild<NewAction>?` costs a generic metadata look-up.
+    guard isNotNone else { return .none }
+    return mapping(transform, child: nil)
   }
 
-  /// `map`, for the effects of a navigation child when `child` is given: its operations run
+  /// `map`, for the effects of a navigation child when `child` gives one: its operations run
   /// with `dismiss()` reaching the parent, and actions they send after the child is gone are
-  /// reported (see ``NavigationChild``).
+  /// reported (see ``NavigationChild``). `child` is made only for an effect that is not `.none`
+  /// (a generic metadata look-up, on every action otherwise).
   func map<NewAction>(
+    _ transform: @escaping @Sendable (Action) -> NewAction,
+    child: @autoclosure () -> NavigationChild<NewAction>?
+  ) -> Effect<NewAction> {
+    guard isNotNone else { return .none }
+    return mapping(transform, child: child())
+  }
+
+  private func mapping<NewAction>(
     _ transform: @escaping @Sendable (Action) -> NewAction,
     child: NavigationChild<NewAction>?
   ) -> Effect<NewAction> {
@@ -217,13 +229,14 @@ extension Effect {
       )
       return Effect<NewAction>(.run(mapped))
     case .merge(let effects):
-      return Effect<NewAction>(.merge(effects.map { $0.map(transform, child: child) }))
+      return Effect<NewAction>(.merge(effects.map { $0.mapping(transform, child: child) }))
     case .concatenate(let effects):
-      return Effect<NewAction>(.concatenate(effects.map { $0.map(transform, child: child) }))
+      return Effect<NewAction>(.concatenate(effects.map { $0.mapping(transform, child: child) }))
     case .cancellable(let id, let cancelInFlight, let effect):
       return Effect<NewAction>(
         .cancellable(
-          id: child.scope(id), cancelInFlight: cancelInFlight, effect.map(transform, child: child)))
+          id: child.scope(id), cancelInFlight: cancelInFlight,
+          effect.mapping(transform, child: child)))
     case .cancel(let id):
       return Effect<NewAction>(.cancel(id: child.scope(id)))
     case .issue(let issue):
@@ -239,7 +252,7 @@ extension Effect {
       return Effect<NewAction>(
         .throttle(
           id: child.scope(id), interval: interval, clock: clock, latest: latest,
-          effect.map(transform, child: child)))
+          effect.mapping(transform, child: child)))
     }
   }
 
