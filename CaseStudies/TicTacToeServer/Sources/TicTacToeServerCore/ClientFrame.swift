@@ -1,0 +1,83 @@
+import Foundation
+
+/// A frame a client sends: one JSON object on one line, told apart by its `type`.
+///
+/// ```
+/// {"type":"hello","name":"Ann"}
+/// {"type":"join"}
+/// {"type":"move","game":"g1","cell":4,"seq":1}
+/// {"type":"leave"}
+/// {"type":"ping"}
+/// {"type":"quit"}
+/// ```
+public enum ClientFrame: Equatable, Sendable {
+  /// Names the client; the first frame of a session.
+  case hello(name: String)
+  /// Queues for a game.
+  case join
+  /// Marks `cell` (0...8, row by row) in `game`; `seq` is echoed in the acknowledgement.
+  case move(game: String, cell: Int, seq: Int)
+  /// Leaves the queue, or forfeits the game being played.
+  case leave
+  /// Asks for a `pong`.
+  case ping
+  /// Closes the session.
+  case quit
+
+  /// The longest name accepted, in characters.
+  public static let maximumNameLength = 32
+
+  /// The fields any frame may have; which ones a type needs is checked after decoding.
+  private struct Fields: Decodable {
+    var type: String
+    var name: String?
+    var game: String?
+    var cell: Int?
+    var seq: Int?
+  }
+
+  /// Decodes one frame, without its newline.
+  ///
+  /// - Parameter line: The frame's bytes.
+  /// - Throws: ``FrameError`` saying what is wrong with it.
+  /// - Returns: The frame.
+  public static func decode(_ line: some Collection<UInt8>) throws(FrameError) -> ClientFrame {
+    let fields: Fields
+    do {
+      fields = try JSONDecoder().decode(Fields.self, from: Data(line))
+    } catch DecodingError.keyNotFound(let key, _) {
+      throw FrameError(.missingField, "a frame needs a \"\(key.stringValue)\" field")
+    } catch DecodingError.typeMismatch(_, let context) where !context.codingPath.isEmpty {
+      let field = context.codingPath.first?.stringValue ?? "a field"
+      throw FrameError(.badField, "\"\(field)\" has the wrong type")
+    } catch {
+      throw FrameError(.badJSON, "a frame is one JSON object on one line")
+    }
+    switch fields.type {
+    case "hello":
+      guard let name = fields.name else {
+        throw FrameError(.missingField, "hello needs a \"name\"")
+      }
+      let trimmed = name.trimmingCharacters(in: .whitespaces)
+      guard !trimmed.isEmpty, trimmed.count <= maximumNameLength,
+        trimmed.unicodeScalars.allSatisfy({ !$0.properties.isDefaultIgnorableCodePoint })
+          && !trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+      else {
+        throw FrameError(
+          .badName, "a name is 1 to \(maximumNameLength) printable characters")
+      }
+      return .hello(name: trimmed)
+    case "join": return .join
+    case "leave": return .leave
+    case "ping": return .ping
+    case "quit": return .quit
+    case "move":
+      guard let game = fields.game, let cell = fields.cell, let seq = fields.seq else {
+        throw FrameError(.missingField, "move needs \"game\", \"cell\" and \"seq\"")
+      }
+      return .move(game: game, cell: cell, seq: seq)
+    default:
+      throw FrameError(.unknownType, "unknown frame type (hello, join, move, leave, ping, quit)")
+    }
+  }
+}

@@ -1,0 +1,304 @@
+import Synchronization
+import TicTacToeCore
+import Unidirectional
+
+/// The server's state, as stores: one ``Lobby`` store, a ``GameRoom`` store per game, a
+/// ``Session`` store per connection; and the routing of client frames to them.
+///
+/// It knows nothing of sockets: a transport calls ``connect(_:)`` for each new client,
+/// ``receive(_:from:)`` for each frame (a line without its newline), and
+/// ``disconnect(_:reason:)`` when the connection ends. Everything a client is sent is either a
+/// reply to its own frame (`error`, `pong`, `bye`) or a push from `store.observe` of exactly what
+/// that client reads: its own session's phase, and its game's board, turn, moves and outcome.
+/// A change nobody reads (a refused move's counter, another session's idle timer) sends nothing.
+///
+/// ## Threading
+///
+/// Every method may be called from any thread. Stores serialize their own actions; observers
+/// run on the thread that reduced the action, so the frames of a move are queued on the links
+/// before `receive` returns when the game's store was idle.
+///
+/// ## Disconnects
+///
+/// A disconnect (or an idle timeout, a frame over the size cap, a slow reader, `quit`) closes
+/// the session: its effects are cancelled, it leaves the queue, and a game it is playing is
+/// forfeited: the opponent wins and is told so by the game's `state` frame. A server shutdown
+/// closes every session but forfeits nothing: games stop where they are.
+public final class GameServer: Sendable {
+  /// Settings of a server.
+  public struct Configuration: Sendable {
+    /// How long the server waits on a client (see ``Session``). 60 seconds by default.
+    public var idleTimeout: Duration
+    /// Where log lines go (one event per line, no newline); by default, nowhere.
+    public var log: @Sendable (String) -> Void
+
+    /// Creates a configuration.
+    ///
+    /// - Parameters:
+    ///   - idleTimeout: How long the server waits on a client.
+    ///   - log: Receives log lines.
+    public init(
+      idleTimeout: Duration = .seconds(60), log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+      self.idleTimeout = idleTimeout
+      self.log = log
+    }
+  }
+
+  /// Counts for logs and tests.
+  public struct Statistics: Equatable, Sendable {
+    /// Sessions open now.
+    public var sessions = 0
+    /// Games being played now.
+    public var games = 0
+    /// Games started since launch.
+    public var gamesStarted = 0
+    /// Moves accepted since launch.
+    public var moves = 0
+  }
+
+  let configuration: Configuration
+  /// The dependencies in force at creation: every store the server makes uses them (tests put a
+  /// `TestClock` there).
+  let dependencies: DependencyValues
+  let lobby: Store<Lobby.State, Lobby.Action>
+  let sessions = Locked<[Int: SessionEntry]>([:])
+  let games = Locked<[String: GameEntry]>([:])
+  let nextSession = Atomic<Int>(1)
+  let moveCount = Atomic<Int>(0)
+  let lobbyToken = Locked<ObservationToken?>(nil)
+
+  /// Creates a server with an empty lobby.
+  ///
+  /// - Parameter configuration: Its settings.
+  public init(configuration: Configuration = Configuration()) {
+    self.configuration = configuration
+    let dependencies = DependencyValues.current
+    self.dependencies = dependencies
+    self.lobby = Store(initialState: Lobby.State()) { Lobby() }
+    let token = lobby.observe { [weak self] in
+      guard let self, let pairing = self.lobby.lastPairing else { return }
+      self.start(pairing)
+    }
+    lobbyToken.withLock { $0 = token }
+  }
+
+  /// The server's counts now.
+  public var statistics: Statistics {
+    Statistics(
+      sessions: sessions.withLock(\.count), games: games.withLock(\.count),
+      gamesStarted: lobby.gamesStarted, moves: moveCount.load(ordering: .relaxed))
+  }
+
+  /// Opens a session for a new client; its first frame, `session` in phase `connected`, is
+  /// delivered before this returns.
+  ///
+  /// - Parameter link: How to reach the client.
+  /// - Returns: The session's id, for ``receive(_:from:)`` and ``disconnect(_:reason:)``.
+  public func connect(_ link: ClientLink) -> Int {
+    let id = nextSession.add(1, ordering: .relaxed).oldValue
+    let store = withDependencies({ $0 = dependencies }) {
+      Store(initialState: Session.State(id: id, idleTimeout: configuration.idleTimeout)) {
+        Session()
+      }
+    }
+    let entry = SessionEntry(id: id, store: store, link: link)
+    sessions.withLock { $0[id] = entry }
+    let token = store.observe { [weak self, weak store] in
+      guard let self, let store else { return }
+      let phase = store.phase
+      switch phase {
+      case .closed(let reason):
+        self.disconnect(id, reason: reason)
+      default:
+        link.deliver(.session(name: store.name, phase: phase))
+      }
+    }
+    entry.withLock { $0.sessionToken = token }
+    store.send(.connected)
+    return id
+  }
+
+  /// Handles one frame from a client.
+  ///
+  /// - Parameters:
+  ///   - line: The frame, without its newline.
+  ///   - id: The session it came from. Frames of a closed session are ignored.
+  public func receive(_ line: some Collection<UInt8>, from id: Int) {
+    guard let entry = sessions.withLock({ $0[id] }) else { return }
+    entry.store.send(.frameReceived)
+    let frame: ClientFrame
+    do throws(FrameError) {
+      frame = try ClientFrame.decode(line)
+      try handle(frame, entry)
+    } catch {
+      let seq: Int? =
+        if case .move(_, _, let seq)? = try? ClientFrame.decode(line) { seq } else { nil }
+      entry.link.deliver(.error(code: error.code.name, message: error.message, seq: seq))
+    }
+  }
+
+  /// Closes a session: it leaves the queue, forfeits its game, and its effects are cancelled.
+  ///
+  /// When `reason` is not ``CloseReason/disconnected`` (the client is still there), the client
+  /// is sent `bye` and the link is closed. Closing a closed session does nothing.
+  ///
+  /// - Parameters:
+  ///   - id: The session.
+  ///   - reason: Why it closes.
+  public func disconnect(_ id: Int, reason: CloseReason) {
+    guard let entry = sessions.withLock({ $0.removeValue(forKey: id) }) else { return }
+    let wasQueued = entry.store.phase == .queued
+    entry.store.send(.close(reason))
+    let fields = entry.withLock { fields in
+      defer { fields = SessionEntry.Fields() }
+      return fields
+    }
+    fields.sessionToken?.cancel()
+    fields.gameToken?.cancel()
+    if wasQueued { lobby.send(.leave(session: id)) }
+    // The room and side are kept apart from the session's phase, which an idle timeout has
+    // already closed by the time this runs.
+    if let room = fields.room, let player = fields.player, reason != .shutdown {
+      room.send(.forfeit(player, reason == .idle ? .idle : .disconnected))
+    }
+    if reason != .disconnected {
+      entry.link.deliver(.bye(reason))
+      entry.link.close()
+    }
+    configuration.log("session \(id) closed (\(reason.rawValue))")
+  }
+
+  /// Closes every session with ``CloseReason/shutdown``.
+  public func shutdown() {
+    let ids = sessions.withLock { Array($0.keys) }
+    for id in ids.sorted() { disconnect(id, reason: .shutdown) }
+  }
+
+  // MARK: Frames
+
+  private func handle(_ frame: ClientFrame, _ entry: SessionEntry) throws(FrameError) {
+    let session = entry.store.state
+    switch frame {
+    case .hello(let name):
+      guard session.phase == .connected else {
+        throw FrameError(.wrongPhase, "you said hello already")
+      }
+      entry.store.send(.hello(name: name))
+    case .join:
+      guard let name = session.name else { throw FrameError(.noName, "say hello first") }
+      guard session.phase == .lobby else {
+        throw FrameError(.wrongPhase, "join from the lobby (you are \(session.phase.word))")
+      }
+      entry.store.send(.queued)
+      lobby.send(.join(Lobby.Entrant(session: session.id, name: name)))
+    case .leave:
+      switch session.phase {
+      case .queued:
+        lobby.send(.leave(session: session.id))
+        entry.store.send(.leftQueue)
+      case .playing(_, let player, _):
+        entry.withLock(\.room)?.send(.forfeit(player, .left))
+      default:
+        throw FrameError(.wrongPhase, "nothing to leave (you are \(session.phase.word))")
+      }
+    case .move(let game, let cell, let seq):
+      guard let room = games.withLock({ $0[game]?.store }) else {
+        if session.lastGame == game || session.game == game {
+          throw FrameError(.refused(.gameOver), "game \(game) is over")
+        }
+        throw FrameError(.unknownGame, "there is no game \(game)")
+      }
+      guard session.game == game, let player = session.player else {
+        if session.lastGame == game {
+          throw FrameError(.refused(.gameOver), "game \(game) is over")
+        }
+        throw FrameError(.notAPlayer, "you do not play in game \(game)")
+      }
+      let move = GameRoom.Move(player: player, cell: cell, seq: seq)
+      if let refusal = room.state.refusal(of: move) {
+        // The room counts it (its logs read the count); no client reads that, so no frame.
+        room.send(.move(move))
+        throw FrameError(.refused(refusal), refusal.message(for: player))
+      }
+      room.send(.move(move))
+    case .ping:
+      entry.link.deliver(.pong)
+    case .quit:
+      disconnect(session.id, reason: .quit)
+    }
+  }
+
+  // MARK: Games
+
+  /// Opens the game of a pairing and connects its players' sessions to it.
+  private func start(_ pairing: Lobby.Pairing) {
+    let (x, o) = sessions.withLock { ($0[pairing.x.session], $0[pairing.o.session]) }
+    guard let x, let o else {
+      // One of them left in the meantime: the other goes back to the queue.
+      for (entrant, entry) in [(pairing.x, x), (pairing.o, o)] where entry != nil {
+        lobby.send(.join(entrant))
+      }
+      return
+    }
+    let room = withDependencies({ $0 = dependencies }) {
+      Store(
+        initialState: GameRoom.State(id: pairing.game, xName: pairing.x.name, oName: pairing.o.name)
+      ) { GameRoom() }
+    }
+    let gameEntry = GameEntry(store: room)
+    games.withLock { $0[pairing.game] = gameEntry }
+    configuration.log(
+      "game \(pairing.game) started: \(pairing.x.name) (X, session \(pairing.x.session)) v "
+        + "\(pairing.o.name) (O, session \(pairing.o.session))")
+    // The server's own reader: it closes the game once it is over.
+    let keeper = room.observe { [weak self, weak room] in
+      guard let self, let room, let outcome = room.outcome else { return }
+      self.finish(room.id, outcome: outcome, moves: room.moves.count)
+    }
+    gameEntry.keeper.withLock { $0 = keeper }
+    for (entry, player, opponent) in [(x, Player.x, pairing.o.name), (o, .o, pairing.x.name)] {
+      entry.withLock { fields in
+        fields.room = room
+        fields.player = player
+      }
+      entry.store.send(.matched(game: pairing.game, player: player, opponent: opponent))
+      let token = room.observe { [weak self, weak room, weak entry] in
+        guard let self, let room, let entry else { return }
+        self.push(room, to: entry, as: player)
+      }
+      entry.withLock { $0.gameToken = token }
+    }
+  }
+
+  /// Sends a player what it sees of its game; the reads here are what the player observes.
+  private func push(
+    _ room: Store<GameRoom.State, GameRoom.Action>, to entry: SessionEntry, as player: Player
+  ) {
+    let moves = room.moves
+    let outcome = room.outcome
+    let view = GameView(
+      game: room.id, board: room[\.game.board], turn: room[\.game.currentPlayer],
+      moveCount: moves.count, lastMove: moves.last, outcome: outcome)
+    entry.link.deliver(.state(view))
+    if outcome != nil {
+      entry.withLock { fields in
+        fields.gameToken?.cancel()
+        fields.gameToken = nil
+        fields.room = nil
+        fields.player = nil
+      }
+      entry.store.send(.gameEnded)
+    } else {
+      entry.store.send(.turnChanged(isMine: view.turn == player))
+    }
+  }
+
+  private func finish(_ game: String, outcome: GameRoom.Outcome, moves: Int) {
+    guard let entry = games.withLock({ $0.removeValue(forKey: game) }) else { return }
+    moveCount.add(moves, ordering: .relaxed)
+    // Cancelling the keeper from inside its own run is allowed: it stops at once.
+    entry.keeper.withLock { $0 }?.cancel()
+    configuration.log("game \(game) over after \(moves) moves: \(outcome.logDescription)")
+  }
+}
