@@ -97,7 +97,9 @@ public final class GameServer: Sendable {
   /// - Returns: The session's id, for ``receive(_:from:)`` and ``disconnect(_:reason:)``.
   public func connect(_ link: ClientLink) -> Int {
     let id = nextSession.add(1, ordering: .relaxed).oldValue
-    let store = withDependencies({ $0 = dependencies }) {
+    let store = withDependencies {
+      $0 = dependencies
+    } operation: {
       Store(initialState: Session.State(id: id, idleTimeout: configuration.idleTimeout)) {
         Session()
       }
@@ -241,7 +243,9 @@ public final class GameServer: Sendable {
       }
       return
     }
-    let room = withDependencies({ $0 = dependencies }) {
+    let room = withDependencies {
+      $0 = dependencies
+    } operation: {
       Store(
         initialState: GameRoom.State(id: pairing.game, xName: pairing.x.name, oName: pairing.o.name)
       ) { GameRoom() }
