@@ -122,7 +122,8 @@ public final class LineServer: Sendable {
       throw SocketError(description: "\(host) is not loopback: use 127.0.0.1 or ::1")
     }
     let fd = socket(
-      isV6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+      isV6 ? AF_INET6 : AF_INET,
+      Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
         | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw SocketError(description: "socket: \(errorText())") }
     var one: Int32 = 1

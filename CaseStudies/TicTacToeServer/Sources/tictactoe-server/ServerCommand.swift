@@ -111,7 +111,7 @@ enum ServerCommand {
       configuration: GameServer.Configuration(
         idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)),
         log: { message in if !quiet { log(message) } }))
-    let handler = options.echo ? echoHandler() : gameHandler(gameServer)
+    let handler = options.echo ? echoHandler() : gameServer.lineHandler
     let server: LineServer
     do {
       server = try LineServer(
@@ -147,30 +147,6 @@ enum ServerCommand {
     log("listening on \(server.address)\(options.echo ? " (echo)" : "")")
     FileHandle.standardOutput.write(Data("listening on \(server.address)\n".utf8))
     withExtendedLifetime(signalSources) { dispatchMain() }
-  }
-
-  /// The game server over a line server: a session per connection.
-  static func gameHandler(_ gameServer: GameServer) -> LineServer.Handler {
-    LineServer.Handler(
-      open: { connection in
-        let id = gameServer.connect(
-          ClientLink(
-            deliver: { [weak connection] frame in connection?.send(frame.line) },
-            close: { [weak connection] in connection?.close() }))
-        connection.context.store(id, ordering: .relaxed)
-      },
-      line: { connection, line in
-        gameServer.receive(line, from: connection.context.load(ordering: .relaxed))
-      },
-      end: { connection, cause in
-        let reason: CloseReason =
-          switch cause {
-          case .peerClosed: .disconnected
-          case .frameTooLarge: .frameTooLarge
-          case .slowReader: .slowReader
-          }
-        gameServer.disconnect(connection.context.load(ordering: .relaxed), reason: reason)
-      })
   }
 
   /// Each line back to its sender: the load test's baseline.

@@ -170,7 +170,11 @@ final class EventLoop: Sendable {
         return (pending.flushes, pending.stop)
       }
       if let stop {
-        // Stop accepting; every line read so far has been handled (the handlers ran above).
+        // Stop accepting, and handle every frame that reached the server before the stop: what
+        // the kernel holds for each connection is read now, so no move already sent is lost.
+        for connection in Array(connections.values) where !connection.hasEnded {
+          read(connection)
+        }
         if listenerFD >= 0 {
           Glibc.close(listenerFD)
           listenerFD = -1
@@ -192,7 +196,11 @@ final class EventLoop: Sendable {
           end(connection, .peerClosed)
         }
       }
-      if let stopDeadline, connections.isEmpty || time >= stopDeadline {
+      // Stopping: done once every connection's output is written and its write side shut (the
+      // kernel delivers what it holds after close), or at the deadline.
+      if let stopDeadline,
+        time >= stopDeadline || connections.values.allSatisfy({ $0.lingerDeadline != nil })
+      {
         for connection in Array(connections.values) { end(connection, .peerClosed) }
         break
       }
