@@ -28,12 +28,13 @@ public enum ClientFrame: Equatable, Sendable {
   public static let maximumNameLength = 32
 
   /// The fields any frame may have; which ones a type needs is checked after decoding.
-  private struct Fields: Decodable {
-    var type: String
-    var name: String?
-    var game: String?
-    var cell: Int?
-    var seq: Int?
+  /// The fields of a frame, before they are checked against its type.
+  package struct Fields: Decodable, Equatable {
+    package var type: String
+    package var name: String?
+    package var game: String?
+    package var cell: Int?
+    package var seq: Int?
   }
 
   /// Decodes one frame, without its newline.
@@ -43,8 +44,21 @@ public enum ClientFrame: Equatable, Sendable {
   /// - Returns: The frame.
   public static func decode(_ line: some Collection<UInt8>) throws(FrameError) -> ClientFrame {
     let fields: Fields
+    if let simple = FlatJSON.fields(line) {
+      fields = simple
+    } else {
+      fields = try decodeWithFoundation(line)
+    }
+    return try frame(from: fields)
+  }
+
+  /// Decodes with Foundation's `JSONDecoder`: everything the fast path leaves to it, with the
+  /// errors clients are told.
+  package static func decodeWithFoundation(_ line: some Collection<UInt8>) throws(FrameError)
+    -> Fields
+  {
     do {
-      fields = try JSONDecoder().decode(Fields.self, from: Data(line))
+      return try JSONDecoder().decode(Fields.self, from: Data(line))
     } catch DecodingError.keyNotFound(let key, _) {
       throw FrameError(.missingField, "a frame needs a \"\(key.stringValue)\" field")
     } catch DecodingError.typeMismatch(_, let context) where !context.codingPath.isEmpty {
@@ -53,6 +67,9 @@ public enum ClientFrame: Equatable, Sendable {
     } catch {
       throw FrameError(.badJSON, "a frame is one JSON object on one line")
     }
+  }
+
+  private static func frame(from fields: Fields) throws(FrameError) -> ClientFrame {
     switch fields.type {
     case "hello":
       guard let name = fields.name else {

@@ -39,12 +39,28 @@ public struct GameRoom: Reducer {
     /// - Parameter move: The move to check.
     /// - Returns: The reason it is refused, or `nil`.
     public func refusal(of move: Move) -> MoveRefusal? {
-      if outcome != nil { return .gameOver }
-      guard (0..<9).contains(move.cell) else { return .badCell }
-      guard move.player == game.currentPlayer else { return .notYourTurn }
-      guard game.board.cells[move.cell] == nil else { return .cellTaken }
-      return nil
+      GameRoom.refusal(
+        of: move, outcome: outcome, turn: game.currentPlayer, cells: game.board.cells)
     }
+  }
+
+  /// Why `move` cannot be played in a game with this outcome, turn and cells, or `nil` if it
+  /// can: ``State/refusal(of:)`` from the few values it needs, so a caller can read just those.
+  ///
+  /// - Parameters:
+  ///   - move: The move to check.
+  ///   - outcome: How the game ended, if it did.
+  ///   - turn: Whose turn it is.
+  ///   - cells: The board's cells.
+  /// - Returns: The reason it is refused, or `nil`.
+  public static func refusal(
+    of move: Move, outcome: Outcome?, turn: Player, cells: [Player?]
+  ) -> MoveRefusal? {
+    if outcome != nil { return .gameOver }
+    guard (0..<9).contains(move.cell) else { return .badCell }
+    guard move.player == turn else { return .notYourTurn }
+    guard cells[move.cell] == nil else { return .cellTaken }
+    return nil
   }
 
   /// A move accepted into a game.

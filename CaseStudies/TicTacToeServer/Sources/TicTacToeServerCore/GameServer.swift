@@ -128,7 +128,9 @@ public final class GameServer: Sendable {
   ///   - id: The session it came from. Frames of a closed session are ignored.
   public func receive(_ line: some Collection<UInt8>, from id: Int) {
     guard let entry = sessions.withLock({ $0[id] }) else { return }
-    entry.store.send(.frameReceived)
+    // A frame resets the idle count; skipping the action when there is nothing to reset keeps
+    // a move to one action on the session store's side.
+    if entry.store.idleTicks != 0 { entry.store.send(.frameReceived) }
     let frame: ClientFrame
     do throws(FrameError) {
       frame = try ClientFrame.decode(line)
@@ -218,7 +220,10 @@ public final class GameServer: Sendable {
         throw FrameError(.notAPlayer, "you do not play in game \(game)")
       }
       let move = GameRoom.Move(player: player, cell: cell, seq: seq)
-      if let refusal = room.state.refusal(of: move) {
+      if let refusal = GameRoom.refusal(
+        of: move, outcome: room.outcome, turn: room[\.game.currentPlayer],
+        cells: room[\.game.board.cells])
+      {
         // The room counts it (its logs read the count); no client reads that, so no frame.
         room.send(.move(move))
         throw FrameError(.refused(refusal), refusal.message(for: player))
@@ -294,7 +299,10 @@ public final class GameServer: Sendable {
       }
       entry.store.send(.gameEnded)
     } else {
-      entry.store.send(.turnChanged(isMine: view.turn == player))
+      let isMine = view.turn == player
+      if entry.store.awaitsClient != isMine || entry.store.idleTicks != 0 {
+        entry.store.send(.turnChanged(isMine: isMine))
+      }
     }
   }
 

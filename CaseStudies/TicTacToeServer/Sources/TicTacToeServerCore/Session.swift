@@ -9,12 +9,18 @@ import Unidirectional
 ///
 /// ## The idle timeout
 ///
-/// The timer runs only while the server waits on the client: before it says hello, in the
-/// lobby, and during its own turn in a game. It does not run while the client waits on the
-/// server or on its opponent (queued, or the opponent's turn), so a slow opponent never costs a
-/// player the game. Every frame the client sends restarts a running timer. When it fires, the
-/// session closes with ``CloseReason/idle`` (and its game, if any, is forfeited). The timer
-/// sleeps on `@Dependency(\.continuousClock)`, so tests drive it with `TestClock`.
+/// The server waits on a client before it says hello, in the lobby, and during its own turn in
+/// a game; it does not while the client waits on the server or on its opponent (queued, or the
+/// opponent's turn), so a slow opponent never costs a player the game. A client the server has
+/// waited on for the whole idle timeout, without a frame, is closed with ``CloseReason/idle``
+/// (and its game, if any, is forfeited).
+///
+/// One timer per session ticks every quarter of the timeout, from connection to close, on
+/// `@Dependency(\.continuousClock)` (tests drive it with `TestClock`). A tick counts while the
+/// server waits on the client; a frame, or the server starting to wait, resets the count; the
+/// fifth tick closes the session. So a client is closed after between 1 and 1.25 timeouts of
+/// silence. Restarting a timer on every frame would create and cancel a task per move, which
+/// costs more than the move.
 public struct Session: Reducer {
   /// Where the client is.
   public enum Phase: Equatable, Sendable {
@@ -42,8 +48,11 @@ public struct Session: Reducer {
     public var phase = Phase.connected
     /// The last game the client played, so that a late move for it gets `game-over`.
     public var lastGame: String?
-    /// Whether the server is waiting on the client, so that the idle timer runs.
+    /// Whether the server is waiting on the client, so that idle ticks count.
     public var awaitsClient = true
+    /// Ticks (quarters of the idle timeout) counted while the server waited, since the last
+    /// frame.
+    public var idleTicks = 0
 
     /// Creates a session that has just connected.
     ///
@@ -70,6 +79,8 @@ public struct Session: Reducer {
   public enum Action: Equatable, Sendable {
     /// The connection opened: the idle timer starts.
     case connected
+    /// A quarter of the idle timeout passed.
+    case idleTick
     /// The client sent a frame (any frame, valid or not).
     case frameReceived
     /// The client said hello under `name`.
@@ -84,8 +95,6 @@ public struct Session: Reducer {
     case turnChanged(isMine: Bool)
     /// The client's game ended (or the client left it); it is back in the lobby.
     case gameEnded
-    /// The idle timer fired.
-    case idleTimedOut
     /// The session ends, for `reason`: its timer is cancelled.
     case close(CloseReason)
   }
@@ -102,9 +111,23 @@ public struct Session: Reducer {
     if case .closed = state.phase { return .none }
     switch action {
     case .connected:
-      return timer(state)
+      return .run { [clock, tick = state.idleTimeout / Self.ticksPerTimeout] send in
+        while true {
+          try await clock.sleep(for: tick)
+          await send(.idleTick)
+        }
+      }
+      .cancellable(id: TimerID.idle, cancelInFlight: true)
+    case .idleTick:
+      guard state.awaitsClient else { return .none }
+      state.idleTicks += 1
+      guard state.idleTicks > Self.ticksPerTimeout else { return .none }
+      state.phase = .closed(.idle)
+      state.awaitsClient = false
+      return .cancel(id: TimerID.idle)
     case .frameReceived:
-      return state.awaitsClient ? timer(state) : .none
+      if state.idleTicks != 0 { state.idleTicks = 0 }
+      return .none
     case .hello(let name):
       guard state.phase == .connected else { return .none }
       state.name = name
@@ -130,30 +153,20 @@ public struct Session: Reducer {
       state.lastGame = game
       state.phase = .lobby
       return setAwaited(true, &state)
-    case .idleTimedOut:
-      state.phase = .closed(.idle)
-      state.awaitsClient = false
-      return .none
     case .close(let reason):
       state.phase = .closed(reason)
       state.awaitsClient = false
+      state.idleTicks = 0
       return .cancel(id: TimerID.idle)
     }
   }
 
-  private func setAwaited(_ awaited: Bool, _ state: inout State) -> Effect<Action> {
-    guard state.awaitsClient != awaited else { return .none }
-    state.awaitsClient = awaited
-    return timer(state)
-  }
+  /// The idle timeout is counted in this many ticks; the session closes on the one after.
+  static let ticksPerTimeout = 4
 
-  /// Restarts the idle timer if the server waits on the client, or stops it.
-  private func timer(_ state: State) -> Effect<Action> {
-    guard state.awaitsClient else { return .cancel(id: TimerID.idle) }
-    return .run { [clock, timeout = state.idleTimeout] send in
-      try await clock.sleep(for: timeout)
-      await send(.idleTimedOut)
-    }
-    .cancellable(id: TimerID.idle, cancelInFlight: true)
+  private func setAwaited(_ awaited: Bool, _ state: inout State) -> Effect<Action> {
+    if state.awaitsClient != awaited { state.awaitsClient = awaited }
+    if state.idleTicks != 0 { state.idleTicks = 0 }
+    return .none
   }
 }

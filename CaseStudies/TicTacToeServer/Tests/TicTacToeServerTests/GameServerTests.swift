@@ -213,11 +213,11 @@ final class RecordingClient: Sendable {
       GameServer(configuration: GameServer.Configuration(idleTimeout: .seconds(10)))
     }
     let (ann, bob) = Self.startGame(server)
-    // Ann (X, to move) is awaited; Bob is not. Sleepers: Ann's timer only.
-    await clock.waitForSleepers(count: 1)
-    await clock.advance(by: .seconds(9))
+    // Both sessions tick every 2.5 s; only Ann's ticks count (X, to move). Bob's never do.
+    await clock.waitForSleepers(count: 2)
+    await clock.advance(by: .seconds(10))
     #expect(ann.take() == [] && bob.take() == [])
-    await clock.advance(by: .seconds(1))
+    await clock.advance(by: .milliseconds(2500))
     #expect(ann.take() == [.bye(.idle)])
     #expect(ann.closed.withLock { $0 })
     #expect(
@@ -227,8 +227,9 @@ final class RecordingClient: Sendable {
           outcome: .forfeit(loser: .x, reason: .idle)),
         .session(name: "Bob", phase: .lobby),
       ])
-    // Bob, back in the lobby, is awaited now; leave him be, then disconnect: his timer stops.
+    // Disconnecting Bob stops his timer too.
     server.disconnect(bob.id, reason: .disconnected)
+    await clock.run()
     #expect(clock.sleeperCount == 0)
   }
 }

@@ -84,7 +84,7 @@ import UnidirectionalTestSupport
     #expect(try client.expectFrame()["phase"] as? String == "connected")
     client.write(Array(#"{"type":"hel"#.utf8))
     await clock.waitForSleepers(count: 1)
-    await clock.advance(by: .seconds(5))
+    await clock.advance(by: .milliseconds(6250))
     let frames = try client.readToEnd()
     #expect(frames.map { $0["type"] as? String } == ["bye"])
     #expect(frames.first?["reason"] as? String == "idle")
