@@ -10,7 +10,7 @@ extension GameServer {
       open: { [self] connection in
         let id = connect(
           ClientLink(
-            deliver: { [weak connection] frame in connection?.send(frame.line) },
+            deliver: { [weak connection] frame in connection?.send(bytes: frame.bytes) },
             close: { [weak connection] in connection?.close() }))
         connection.context.store(id, ordering: .relaxed)
       },

@@ -29,8 +29,9 @@ public final class GameServer: Sendable {
   public struct Configuration: Sendable {
     /// How long the server waits on a client (see ``Session``). 60 seconds by default.
     public var idleTimeout: Duration
-    /// Where log lines go (one event per line, no newline); by default, nowhere.
-    public var log: @Sendable (String) -> Void
+    /// Where log lines go (one event per line, no newline); `nil` (the default) for none, and
+    /// then no line is even formatted.
+    public var log: (@Sendable (String) -> Void)?
 
     /// Creates a configuration.
     ///
@@ -38,7 +39,7 @@ public final class GameServer: Sendable {
     ///   - idleTimeout: How long the server waits on a client.
     ///   - log: Receives log lines.
     public init(
-      idleTimeout: Duration = .seconds(60), log: @escaping @Sendable (String) -> Void = { _ in }
+      idleTimeout: Duration = .seconds(60), log: (@Sendable (String) -> Void)? = nil
     ) {
       self.idleTimeout = idleTimeout
       self.log = log
@@ -170,7 +171,7 @@ public final class GameServer: Sendable {
       entry.link.deliver(.bye(reason))
       entry.link.close()
     }
-    configuration.log("session \(id) closed (\(reason.rawValue))")
+    configuration.log?("session \(id) closed (\(reason.rawValue))")
   }
 
   /// Closes every session with ``CloseReason/shutdown``.
@@ -257,7 +258,7 @@ public final class GameServer: Sendable {
     }
     let gameEntry = GameEntry(store: room)
     games.withLock { $0[pairing.game] = gameEntry }
-    configuration.log(
+    configuration.log?(
       "game \(pairing.game) started: \(pairing.x.name) (X, session \(pairing.x.session)) v "
         + "\(pairing.o.name) (O, session \(pairing.o.session))")
     // The server's own reader: it closes the game once it is over.
@@ -311,6 +312,6 @@ public final class GameServer: Sendable {
     moveCount.add(moves, ordering: .relaxed)
     // Cancelling the keeper from inside its own run is allowed: it stops at once.
     entry.keeper.withLock { $0 }?.cancel()
-    configuration.log("game \(game) over after \(moves) moves: \(outcome.logDescription)")
+    configuration.log?("game \(game) over after \(moves) moves: \(outcome.logDescription)")
   }
 }

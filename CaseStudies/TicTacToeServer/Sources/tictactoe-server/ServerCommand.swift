@@ -106,11 +106,12 @@ enum ServerCommand {
     }
     signal(SIGPIPE, SIG_IGN)
 
-    let quiet = options.quiet
+    let logEvent: (@Sendable (String) -> Void)? =
+      options.quiet ? nil : { @Sendable message in log(message) }
     let gameServer = GameServer(
       configuration: GameServer.Configuration(
         idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)),
-        log: { message in if !quiet { log(message) } }))
+        log: logEvent))
     let handler = options.echo ? echoHandler() : gameServer.lineHandler
     let server: LineServer
     do {
