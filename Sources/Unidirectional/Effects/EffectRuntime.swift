@@ -196,6 +196,11 @@ final class EffectRuntime<Action: Sendable>: Sendable {
         childTask: cancelIDs.contains(where: \.isChildEffects)
           ? taskID : inherited?.childTask,
         site: site ?? inherited?.site)
+      // A top-level effect started on a child's effect task is not the child's (see
+      // `NavigationContext`); one started from inside an effect (`join`) is.
+      let operation =
+        join == nil && NavigationContext.isInsideChild
+        ? NavigationContext.outsideChildren(operation) : operation
       let task = Task(priority: priority) {
         await self.activity.runCounted(origin: origin, operation)
         self.finished(taskID, cancelIDs: cancelIDs)
