@@ -70,13 +70,13 @@ public struct ActionLog<Action: Decodable & Sendable>: Sendable {
     let decoder = JSONDecoder()
     var lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)[...]
     let endsWithNewline = data.last == 0x0A
-    let header = try Self.header(
-      of: lines.first ?? Data(), path: path, program: program,
-      schemaVersion: schemaVersion, decoder: decoder)
+    let header = try ActionLogHeader.read(
+      from: lines.first ?? Data(), path: path, program: program,
+      actionType: String(reflecting: Action.self), schemaVersion: schemaVersion)
     if header != nil { lines = lines.dropFirst() }
     var entries: [ActionLogEntry<Action>] = []
     var error: ActionLogError?
-    for (index, line) in zip(lines.indices, lines) {
+    reading: for (index, line) in zip(lines.indices, lines) {
       let number = index + 1
       let isLast = index == lines.endIndex - 1
       if line.isEmpty {
@@ -86,18 +86,11 @@ public struct ActionLog<Action: Decodable & Sendable>: Sendable {
         break
       }
       let entry: ActionLogEntry<Action>
-      do {
-        entry = try decoder.decode(ActionLogEntry<Action>.self, from: Data(line))
-      } catch let decodingError {
-        let reason: ActionLogError.Reason
-        if let redaction = try? decoder.decode(RedactionProbe.self, from: Data(line)) {
-          reason = .redacted(redaction.redacted)
-        } else {
-          let message = Self.summary(of: decodingError)
-          reason = isLast && !endsWithNewline ? .truncated(message) : .invalidEntry(message)
-        }
+      switch Self.decodeEntry(Data(line), isTorn: isLast && !endsWithNewline, decoder: decoder) {
+      case .entry(let decoded): entry = decoded
+      case .bad(let reason):
         error = ActionLogError(path: path, line: number, reason: reason)
-        break
+        break reading
       }
       let expected = entries.count + 1
       guard entry.sequence == expected else {
@@ -110,41 +103,6 @@ public struct ActionLog<Action: Decodable & Sendable>: Sendable {
     self.header = header
     self.entries = entries
     self.error = error
-  }
-
-  /// The header on `line` checked against the reader, or `nil` if the line is not a header
-  /// (a log from before headers, or an empty file).
-  private static func header(
-    of line: Data.SubSequence, path: String, program: String, schemaVersion: Int,
-    decoder: JSONDecoder
-  ) throws(ActionLogError) -> ActionLogHeader? {
-    // An object with an `actionLog` key is a header; anything else is left to the entries.
-    guard (try? decoder.decode(HeaderProbe.self, from: Data(line)))?.actionLog != nil else {
-      return nil
-    }
-    let fail = { (reason: ActionLogError.Reason) in
-      ActionLogError(path: path, line: 1, reason: reason)
-    }
-    let header: ActionLogHeader
-    do {
-      header = try decoder.decode(ActionLogHeader.self, from: Data(line))
-    } catch {
-      throw fail(.invalidEntry("not a valid header: \(summary(of: error))"))
-    }
-    guard header.format <= ActionLogHeader.currentFormat else {
-      throw fail(.newerFormat(header.format))
-    }
-    guard header.program == program else {
-      throw fail(.otherProgram(recorded: header.program, reading: program))
-    }
-    let actionType = String(reflecting: Action.self)
-    guard header.actionType == actionType else {
-      throw fail(.otherActionType(recorded: header.actionType, reading: actionType))
-    }
-    guard header.schemaVersion <= schemaVersion else {
-      throw fail(.newerSchema(recorded: header.schemaVersion, supported: schemaVersion))
-    }
-    return header
   }
 
   /// Sends every entry's action to `store`, in order.
@@ -163,28 +121,30 @@ public struct ActionLog<Action: Decodable & Sendable>: Sendable {
   public func replay<State>(into store: Store<State, Action>) {
     for entry in entries { store.send(entry.action) }
   }
-
-  /// A one-line account of a decoding error, without the coding path noise.
-  private static func summary(of error: any Error) -> String {
-    guard let error = error as? DecodingError else { return "\(error)" }
-    let describe = { (context: DecodingError.Context) -> String in
-      let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-      return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
-    }
-    switch error {
-    case .dataCorrupted(let context): return describe(context)
-    case .keyNotFound(let key, let context):
-      let path = (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
-      return "missing '\(path)'"
-    case .typeMismatch(_, let context), .valueNotFound(_, let context): return describe(context)
-    @unknown default: return "\(error)"
-    }
-  }
 }
 
-/// The one key that tells a header line from an entry.
-private struct HeaderProbe: Decodable {
-  let actionLog: Int?
+extension ActionLog {
+  /// The entry on `line`, or why it is not one: `.redacted`, `.truncated` for a line that is
+  /// not whole (`isTorn`), `.invalidEntry`.
+  static func decodeEntry(
+    _ line: Data, isTorn: Bool, decoder: JSONDecoder
+  ) -> DecodedLine {
+    do {
+      return .entry(try decoder.decode(ActionLogEntry<Action>.self, from: line))
+    } catch {
+      if let redaction = try? decoder.decode(RedactionProbe.self, from: line) {
+        return .bad(.redacted(redaction.redacted))
+      }
+      let message = ActionLogError.summary(of: error)
+      return .bad(isTorn ? .truncated(message) : .invalidEntry(message))
+    }
+  }
+
+  /// A line read: an entry, or why it is not one.
+  enum DecodedLine {
+    case entry(ActionLogEntry<Action>)
+    case bad(ActionLogError.Reason)
+  }
 }
 
 /// The `redacted` key of an entry whose action holds redacted secrets.

@@ -90,3 +90,22 @@ public struct ActionLogError: Error, Equatable, Sendable, CustomStringConvertibl
     }
   }
 }
+
+extension ActionLogError {
+  /// A one-line account of a decoding error, without the coding path noise.
+  static func summary(of error: any Error) -> String {
+    guard let error = error as? DecodingError else { return "\(error)" }
+    let describe = { (context: DecodingError.Context) -> String in
+      let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+      return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+    }
+    switch error {
+    case .dataCorrupted(let context): return describe(context)
+    case .keyNotFound(let key, let context):
+      let path = (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
+      return "missing '\(path)'"
+    case .typeMismatch(_, let context), .valueNotFound(_, let context): return describe(context)
+    @unknown default: return "\(error)"
+    }
+  }
+}

@@ -54,3 +54,44 @@ public struct ActionLogHeader: Codable, Equatable, Sendable {
     case program, actionType, schemaVersion
   }
 }
+
+extension ActionLogHeader {
+  /// The header on `line` checked against the reader's program, action type and schema version, or `nil` if the line is not a header
+  /// (a log from before headers, or an empty file).
+  static func read(
+    from line: Data, path: String, program: String, actionType: String, schemaVersion: Int
+  ) throws(ActionLogError) -> ActionLogHeader? {
+    let decoder = JSONDecoder()
+    // An object with an `actionLog` key is a header; anything else is left to the entries.
+    guard (try? decoder.decode(HeaderProbe.self, from: Data(line)))?.actionLog != nil else {
+      return nil
+    }
+    let fail = { (reason: ActionLogError.Reason) in
+      ActionLogError(path: path, line: 1, reason: reason)
+    }
+    let header: ActionLogHeader
+    do {
+      header = try decoder.decode(ActionLogHeader.self, from: Data(line))
+    } catch {
+      throw fail(.invalidEntry("not a valid header: \(ActionLogError.summary(of: error))"))
+    }
+    guard header.format <= ActionLogHeader.currentFormat else {
+      throw fail(.newerFormat(header.format))
+    }
+    guard header.program == program else {
+      throw fail(.otherProgram(recorded: header.program, reading: program))
+    }
+    guard header.actionType == actionType else {
+      throw fail(.otherActionType(recorded: header.actionType, reading: actionType))
+    }
+    guard header.schemaVersion <= schemaVersion else {
+      throw fail(.newerSchema(recorded: header.schemaVersion, supported: schemaVersion))
+    }
+    return header
+  }
+}
+
+/// The one key that tells a header line from an entry.
+private struct HeaderProbe: Decodable {
+  let actionLog: Int?
+}

@@ -40,6 +40,40 @@ enum LogFile {
     return descriptor
   }
 
+  /// The text of the current `errno`.
+  static var lastError: String { String(cString: strerror(errno)) }
+
+  /// Replaces the file at `path` with `data` atomically and durably: a reader, or a recovery
+  /// after a crash, finds the old file or the new one, whole.
+  ///
+  /// Writes a temporary file beside it (mode 0600), `fsync`s it, renames it over `path`, then
+  /// `fsync`s the directory so the rename itself survives a crash.
+  static func replaceAtomically(_ path: String, with data: Data) throws(ActionLogError) {
+    let temporary = path + ".tmp"
+    let fail = { (message: String) in
+      ActionLogError(path: path, line: nil, reason: .fileError(message))
+    }
+    let descriptor = try create(path: temporary, overwrite: true)
+    let message: String? =
+      writeAll(data, to: descriptor) ?? (fsync(descriptor) == 0 ? nil : "fsync: \(lastError)")
+    close(descriptor)
+    if let message {
+      unlink(temporary)
+      throw fail(message)
+    }
+    guard rename(temporary, path) == 0 else {
+      let message = lastError
+      unlink(temporary)
+      throw fail("rename: \(message)")
+    }
+    let slash = path.lastIndex(of: "/")
+    let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+    let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard directoryDescriptor >= 0 else { throw fail("open \(directory): \(lastError)") }
+    defer { close(directoryDescriptor) }
+    guard fsync(directoryDescriptor) == 0 else { throw fail("fsync \(directory): \(lastError)") }
+  }
+
   /// Writes all of `data`, retrying partial writes; returns an error message on failure.
   static func writeAll(_ data: Data, to descriptor: Int32) -> String? {
     data.withUnsafeBytes { buffer -> String? in
