@@ -80,7 +80,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "tictactoe-server",
-      dependencies: ["TicTacToeServerCore"],
+      dependencies: ["TicTacToeServerCore", "Unidirectional"],
       path: "CaseStudies/TicTacToeServer/Sources/tictactoe-server"
     ),
     .executableTarget(

@@ -9,6 +9,7 @@ import Foundation
 /// {"type":"leave"}
 /// {"type":"ping"}
 /// {"type":"quit"}
+/// {"type":"rejoin","game":"g1","token":"5f0c…"}
 /// ```
 public enum ClientFrame: Equatable, Sendable {
   /// Names the client; the first frame of a session.
@@ -23,6 +24,9 @@ public enum ClientFrame: Equatable, Sendable {
   case ping
   /// Closes the session.
   case quit
+  /// Takes a seat again in a game that survived a server restart, with the token the `seat`
+  /// frame gave (durable servers only).
+  case rejoin(game: String, token: String)
 
   /// The longest name accepted, in characters.
   public static let maximumNameLength = 32
@@ -35,6 +39,7 @@ public enum ClientFrame: Equatable, Sendable {
     package var game: String?
     package var cell: Int?
     package var seq: Int?
+    package var token: String? = nil
   }
 
   /// Decodes one frame, without its newline.
@@ -88,13 +93,19 @@ public enum ClientFrame: Equatable, Sendable {
     case "leave": return .leave
     case "ping": return .ping
     case "quit": return .quit
+    case "rejoin":
+      guard let game = fields.game, let token = fields.token else {
+        throw FrameError(.missingField, "rejoin needs \"game\" and \"token\"")
+      }
+      return .rejoin(game: game, token: token)
     case "move":
       guard let game = fields.game, let cell = fields.cell, let seq = fields.seq else {
         throw FrameError(.missingField, "move needs \"game\", \"cell\" and \"seq\"")
       }
       return .move(game: game, cell: cell, seq: seq)
     default:
-      throw FrameError(.unknownType, "unknown frame type (hello, join, move, leave, ping, quit)")
+      throw FrameError(
+        .unknownType, "unknown frame type (hello, join, move, leave, ping, quit, rejoin)")
     }
   }
 }

@@ -20,6 +20,8 @@ public struct FrameError: Error, Equatable, Sendable {
     case unknownGame
     /// The game exists, but the client does not play in it.
     case notAPlayer
+    /// The token does not open a seat in that game, or the seat is taken.
+    case badToken
     /// The game refused the move.
     case refused(MoveRefusal)
 
@@ -35,6 +37,7 @@ public struct FrameError: Error, Equatable, Sendable {
       case .wrongPhase: "wrong-phase"
       case .unknownGame: "unknown-game"
       case .notAPlayer: "not-a-player"
+      case .badToken: "bad-token"
       case .refused(let refusal): refusal.rawValue
       }
     }

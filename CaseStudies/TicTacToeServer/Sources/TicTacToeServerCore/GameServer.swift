@@ -24,6 +24,15 @@ import Unidirectional
 /// the session: its effects are cancelled, it leaves the queue, and a game it is playing is
 /// forfeited: the opponent wins and is told so by the game's `state` frame. A server shutdown
 /// closes every session but forfeits nothing: games stop where they are.
+///
+/// ## Durability
+///
+/// Given a ``GameJournal``, the server journals each game's start, each change of a game store
+/// (in that store's order) and each game's end, and holds every frame that reports a journaled
+/// change until its entry is on disk: a `state` frame showing a move is the move's
+/// acknowledgement, so an acknowledged move survives a crash. Each player is sent a `seat` frame
+/// with a token; after a restart, the games in the journal are rebuilt, and a client takes its
+/// seat again with `rejoin`. A crash is not a disconnect: recovered games are not forfeited.
 public final class GameServer: Sendable {
   /// Settings of a server.
   public struct Configuration: Sendable {
@@ -68,15 +77,27 @@ public final class GameServer: Sendable {
   let nextSession = Atomic<Int>(1)
   let moveCount = Atomic<Int>(0)
   let lobbyToken = Locked<ObservationToken?>(nil)
+  /// The journal, on a durable server.
+  let journal: GameJournal?
 
-  /// Creates a server with an empty lobby.
+  /// Creates a server; with a journal, a durable one whose games in progress are those of the
+  /// journal.
   ///
-  /// - Parameter configuration: Its settings.
-  public init(configuration: Configuration = Configuration()) {
+  /// - Parameters:
+  ///   - configuration: Its settings.
+  ///   - journal: Where games are journaled (see "Durability" above), or `nil`.
+  public init(configuration: Configuration = Configuration(), journal: GameJournal? = nil) {
     self.configuration = configuration
+    self.journal = journal
     let dependencies = DependencyValues.current
     self.dependencies = dependencies
-    self.lobby = Store(initialState: Lobby.State()) { Lobby() }
+    let journaled = journal?.store.state ?? Journal.State()
+    self.lobby = Store(initialState: Lobby.State(gamesStarted: journaled.gamesStarted)) {
+      Lobby()
+    }
+    for (id, record) in journaled.games.sorted(by: { $0.key < $1.key }) {
+      reopen(id, record)
+    }
     let token = lobby.observe { [weak self] in
       guard let self, let pairing = self.lobby.lastPairing else { return }
       self.start(pairing)
@@ -105,16 +126,16 @@ public final class GameServer: Sendable {
         Session()
       }
     }
-    let entry = SessionEntry(id: id, store: store, link: link)
+    let entry = SessionEntry(id: id, store: store, link: link, journalLog: journal?.log)
     sessions.withLock { $0[id] = entry }
-    let token = store.observe { [weak self, weak store] in
-      guard let self, let store else { return }
+    let token = store.observe { [weak self, weak store, weak entry] in
+      guard let self, let store, let entry else { return }
       let phase = store.phase
       switch phase {
       case .closed(let reason):
         self.disconnect(id, reason: reason)
       default:
-        link.deliver(.session(name: store.name, phase: phase))
+        entry.deliver(.session(name: store.name, phase: phase))
       }
     }
     entry.withLock { $0.sessionToken = token }
@@ -139,7 +160,7 @@ public final class GameServer: Sendable {
     } catch {
       let seq: Int? =
         if case .move(_, _, let seq)? = try? ClientFrame.decode(line) { seq } else { nil }
-      entry.link.deliver(.error(code: error.code.name, message: error.message, seq: seq))
+      entry.deliver(.error(code: error.code.name, message: error.message, seq: seq))
     }
   }
 
@@ -164,11 +185,14 @@ public final class GameServer: Sendable {
     if wasQueued { lobby.send(.leave(session: id)) }
     // The room and side are kept apart from the session's phase, which an idle timeout has
     // already closed by the time this runs.
-    if let room = fields.room, let player = fields.player, reason != .shutdown {
-      room.send(.forfeit(player, reason == .idle ? .idle : .disconnected))
+    if let game = fields.game, let player = fields.player {
+      game.seats.withLock { $0[player] = nil }
+      if reason != .shutdown {
+        game.store.send(.forfeit(player, reason == .idle ? .idle : .disconnected))
+      }
     }
     if reason != .disconnected {
-      entry.link.deliver(.bye(reason))
+      entry.deliver(.bye(reason))
       entry.link.close()
     }
     configuration.log?("session \(id) closed (\(reason.rawValue))")
@@ -203,7 +227,7 @@ public final class GameServer: Sendable {
         lobby.send(.leave(session: session.id))
         entry.store.send(.leftQueue)
       case .playing(_, let player, _):
-        entry.withLock(\.room)?.send(.forfeit(player, .left))
+        entry.withLock(\.game)?.store.send(.forfeit(player, .left))
       default:
         throw FrameError(.wrongPhase, "nothing to leave (you are \(session.phase.word))")
       }
@@ -231,15 +255,78 @@ public final class GameServer: Sendable {
       }
       room.send(.move(move))
     case .ping:
-      entry.link.deliver(.pong)
+      entry.deliver(.pong)
     case .quit:
       disconnect(session.id, reason: .quit)
+    case .rejoin(let game, let token):
+      guard session.phase == .connected || session.phase == .lobby else {
+        throw FrameError(.wrongPhase, "rejoin from the lobby (you are \(session.phase.word))")
+      }
+      guard let gameEntry = games.withLock({ $0[game] }) else {
+        throw FrameError(.unknownGame, "there is no game \(game) in progress")
+      }
+      guard let tokens = gameEntry.tokens, token == tokens.x || token == tokens.o else {
+        throw FrameError(.badToken, "that token opens no seat in game \(game)")
+      }
+      let player: Player = token == tokens.x ? .x : .o
+      guard gameEntry.seats.withLock({ $0[player] == nil }) else {
+        throw FrameError(.badToken, "that seat is taken")
+      }
+      let name = player == .x ? gameEntry.names.x : gameEntry.names.o
+      let opponent = player == .x ? gameEntry.names.o : gameEntry.names.x
+      entry.store.send(.rejoined(game: game, player: player, opponent: opponent, name: name))
+      seat(entry, in: gameEntry, as: player, after: nil)
     }
   }
 
   // MARK: Games
 
-  /// Opens the game of a pairing and connects its players' sessions to it.
+  /// Makes a game's store; on a durable server, each change it makes is journaled in its order.
+  private func makeGame(
+    _ id: String, _ state: GameRoom.State, tokens: (x: String, o: String)?
+  ) -> GameEntry {
+    let lastJournalTask = Locked<StoreTask?>(nil)
+    var interceptors: [StoreInterceptor<GameRoom.State, GameRoom.Action>] = []
+    if let journal {
+      interceptors.append(
+        StoreInterceptor(didReduce: { action, old, new in
+          // Refused moves change only the refusal count: nothing to keep.
+          guard old.moves != new.moves || old.outcome != new.outcome else { return }
+          let task = journal.store.send(.room(game: id, action: Journal.RoomAction(action)))
+          lastJournalTask.withLock { $0 = task }
+        }))
+    }
+    let room = withDependencies {
+      $0 = dependencies
+    } operation: {
+      Store(initialState: state, reducer: GameRoom(), interceptors: interceptors)
+    }
+    let entry = GameEntry(
+      store: room, names: (state.game.xName, state.game.oName), tokens: tokens,
+      lastJournalTask: lastJournalTask)
+    games.withLock { $0[id] = entry }
+    // The server's own reader: it closes the game once it is over.
+    let keeper = room.observe { [weak self, weak room] in
+      guard let self, let room, let outcome = room.outcome else { return }
+      self.finish(room.id, outcome: outcome, moves: room.moves.count)
+    }
+    entry.keeper.withLock { $0 = keeper }
+    return entry
+  }
+
+  /// Rebuilds a journaled game after a restart; its players take their seats with `rejoin`.
+  private func reopen(_ id: String, _ record: Journal.GameRecord) {
+    let state = record.room(id: id)
+    guard state.outcome == nil else {
+      // Over, but its end was not journaled before the crash: journal it now.
+      journal?.store.send(.ended(game: id))
+      return
+    }
+    _ = makeGame(id, state, tokens: (record.xToken, record.oToken))
+    configuration.log?("game \(id) recovered after \(state.moves.count) moves")
+  }
+
+  /// Opens the game of a pairing and seats its players.
   private func start(_ pairing: Lobby.Pairing) {
     let (x, o) = sessions.withLock { ($0[pairing.x.session], $0[pairing.o.session]) }
     guard let x, let o else {
@@ -249,53 +336,76 @@ public final class GameServer: Sendable {
       }
       return
     }
-    let room = withDependencies {
-      $0 = dependencies
-    } operation: {
-      Store(
-        initialState: GameRoom.State(id: pairing.game, xName: pairing.x.name, oName: pairing.o.name)
-      ) { GameRoom() }
+    var tokens: (x: String, o: String)?
+    var started: StoreTask?
+    if let journal {
+      let seats = (Self.token(), Self.token())
+      tokens = seats
+      started = journal.store.send(
+        .started(
+          game: pairing.game, number: Int(pairing.game.dropFirst()) ?? 0,
+          record: Journal.GameRecord(
+            xName: pairing.x.name, oName: pairing.o.name, xToken: seats.0, oToken: seats.1)))
     }
-    let gameEntry = GameEntry(store: room)
-    games.withLock { $0[pairing.game] = gameEntry }
+    let game = makeGame(
+      pairing.game,
+      GameRoom.State(id: pairing.game, xName: pairing.x.name, oName: pairing.o.name),
+      tokens: tokens)
+    game.lastJournalTask.withLock { $0 = started }
     configuration.log?(
       "game \(pairing.game) started: \(pairing.x.name) (X, session \(pairing.x.session)) v "
         + "\(pairing.o.name) (O, session \(pairing.o.session))")
-    // The server's own reader: it closes the game once it is over.
-    let keeper = room.observe { [weak self, weak room] in
-      guard let self, let room, let outcome = room.outcome else { return }
-      self.finish(room.id, outcome: outcome, moves: room.moves.count)
-    }
-    gameEntry.keeper.withLock { $0 = keeper }
     for (entry, player, opponent) in [(x, Player.x, pairing.o.name), (o, .o, pairing.x.name)] {
-      entry.withLock { fields in
-        fields.room = room
-        fields.player = player
-      }
       entry.store.send(.matched(game: pairing.game, player: player, opponent: opponent))
-      let token = room.observe { [weak self, weak room, weak entry] in
-        guard let self, let room, let entry else { return }
-        self.push(room, to: entry, as: player)
-      }
-      entry.withLock { $0.gameToken = token }
+      seat(entry, in: game, as: player, after: started)
     }
   }
 
-  /// Sends a player what it sees of its game; the reads here are what the player observes.
-  private func push(
-    _ room: Store<GameRoom.State, GameRoom.Action>, to entry: SessionEntry, as player: Player
+  /// Seats a session in a game: its side, the seat frame, and the observer that pushes the game.
+  private func seat(
+    _ entry: SessionEntry, in game: GameEntry, as player: Player, after started: StoreTask?
   ) {
+    game.seats.withLock { $0[player] = entry.id }
+    entry.withLock { fields in
+      fields.game = game
+      fields.player = player
+    }
+    if let tokens = game.tokens {
+      let token = player == .x ? tokens.x : tokens.o
+      entry.deliver(.seat(game: game.store.id, player: player, token: token), after: started)
+    }
+    let token = game.store.observe { [weak self, weak game, weak entry] in
+      guard let self, let game, let entry else { return }
+      self.push(game, to: entry, as: player)
+    }
+    entry.withLock { $0.gameToken = token }
+  }
+
+  /// A random seat token.
+  private static func token() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<2).map { _ in
+      let value = String(generator.next() as UInt64, radix: 16)
+      return String(repeating: "0", count: 16 - value.count) + value
+    }.joined()
+  }
+
+  /// Sends a player what it sees of its game; the reads here are what the player observes.
+  private func push(_ game: GameEntry, to entry: SessionEntry, as player: Player) {
+    let room = game.store
     let moves = room.moves
     let outcome = room.outcome
     let view = GameView(
       game: room.id, board: room[\.game.board], turn: room[\.game.currentPlayer],
       moveCount: moves.count, lastMove: moves.last, outcome: outcome)
-    entry.link.deliver(.state(view))
+    // On a durable server, the frame waits for the journal entry of the change it shows.
+    entry.deliver(.state(view), after: journal == nil ? nil : game.lastJournalTask.withLock { $0 })
     if outcome != nil {
+      game.seats.withLock { $0[player] = nil }
       entry.withLock { fields in
         fields.gameToken?.cancel()
         fields.gameToken = nil
-        fields.room = nil
+        fields.game = nil
         fields.player = nil
       }
       entry.store.send(.gameEnded)
@@ -310,6 +420,7 @@ public final class GameServer: Sendable {
   private func finish(_ game: String, outcome: GameRoom.Outcome, moves: Int) {
     guard let entry = games.withLock({ $0.removeValue(forKey: game) }) else { return }
     moveCount.add(moves, ordering: .relaxed)
+    journal?.store.send(.ended(game: game))
     // Cancelling the keeper from inside its own run is allowed: it stops at once.
     entry.keeper.withLock { $0 }?.cancel()
     configuration.log?("game \(game) over after \(moves) moves: \(outcome.logDescription)")

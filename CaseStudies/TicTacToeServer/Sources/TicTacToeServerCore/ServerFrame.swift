@@ -21,6 +21,9 @@ public enum ServerFrame: Equatable, Sendable {
   case state(GameView)
   /// The client's frame was refused; nothing changed.
   case error(code: String, message: String, seq: Int?)
+  /// The client's seat in a game, and the token that takes it again after a server restart
+  /// (durable servers only; sent once the game's start is on disk).
+  case seat(game: String, player: Player, token: String)
   /// The answer to `ping`.
   case pong
   /// The server closes the connection next, for `reason`.
@@ -86,6 +89,11 @@ public enum ServerFrame: Equatable, Sendable {
       out.field("code", code)
       out.field("message", message)
       if let seq { out.field("seq", seq) }
+    case .seat(let game, let player, let token):
+      out.raw("\"seat\"")
+      out.field("game", game)
+      out.field("you", player.rawValue)
+      out.field("token", token)
     case .pong:
       out.raw("\"pong\"")
     case .bye(let reason):

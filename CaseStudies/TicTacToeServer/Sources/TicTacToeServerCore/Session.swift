@@ -91,6 +91,8 @@ public struct Session: Reducer {
     case leftQueue
     /// The lobby paired the client into a game.
     case matched(game: String, player: Player, opponent: String)
+    /// The client took its seat again in a game that survived a restart, under its name there.
+    case rejoined(game: String, player: Player, opponent: String, name: String)
     /// The game's turn changed: whether it is now the client's.
     case turnChanged(isMine: Bool)
     /// The client's game ended (or the client left it); it is back in the lobby.
@@ -145,6 +147,11 @@ public struct Session: Reducer {
       guard state.phase == .queued else { return .none }
       state.phase = .playing(game: game, player: player, opponent: opponent)
       return setAwaited(player == .x, &state)
+    case .rejoined(let game, let player, let opponent, let name):
+      guard state.phase == .connected || state.phase == .lobby else { return .none }
+      state.name = name
+      state.phase = .playing(game: game, player: player, opponent: opponent)
+      return .none
     case .turnChanged(let isMine):
       guard state.game != nil else { return .none }
       return setAwaited(isMine, &state)

@@ -1,11 +1,13 @@
 // tictactoe-server: serves TicTacToe games over TCP on loopback (see the case study's README).
 //
 // Exit codes: 0 after SIGINT/SIGTERM (clean shutdown); 64 bad arguments; 71 the socket could not
-// be opened (address in use, …); 74 the data directory could not be used.
+// be opened (address in use, …); 74 the data directory could not be used (or its journal is
+// corrupt before its last line).
 
 import Dispatch
 import Foundation
 import TicTacToeServerCore
+import Unidirectional
 
 #if canImport(Glibc)
   import Glibc
@@ -14,12 +16,14 @@ import TicTacToeServerCore
 let usage = """
   usage: tictactoe-server [--host 127.0.0.1|::1] [--port N] [--idle-timeout SECONDS]
                           [--max-frame BYTES] [--max-output BYTES] [--max-connections N]
-                          [--quiet] [--echo]
+                          [--data-dir DIR] [--quiet] [--echo]
 
     --port N            the port (default 7878); 0 picks a free one
     --idle-timeout S    how long the server waits on a client (default 60)
     --max-frame B       the longest frame accepted (default 4096)
     --max-output B      output a client may leave unread before it is dropped (default 262144)
+    --data-dir DIR      durable: journal games in DIR, acknowledge a move only once it is on
+                        disk, and recover the games in DIR at start
     --quiet             log warnings and the shutdown summary only, not each game
     --echo              serve a bare echo of each line instead of games (the load test's baseline)
 
@@ -58,6 +62,7 @@ struct Options {
   var limits = LineServer.Limits()
   var quiet = false
   var echo = false
+  var dataDirectory: String?
 
   init(_ arguments: [String]) {
     var arguments = arguments[...]
@@ -80,6 +85,7 @@ struct Options {
       case "--max-connections": limits.maximumConnections = number(argument, Int.self)
       case "--quiet": quiet = true
       case "--echo": echo = true
+      case "--data-dir": dataDirectory = value(argument)
       case "-h", "--help":
         FileHandle.standardOutput.write(Data((usage + "\n").utf8))
         exit(0)
@@ -108,10 +114,12 @@ enum ServerCommand {
 
     let logEvent: (@Sendable (String) -> Void)? =
       options.quiet ? nil : { @Sendable message in log(message) }
+    let journal = options.echo ? nil : options.dataDirectory.map(openJournal)
     let gameServer = GameServer(
       configuration: GameServer.Configuration(
         idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)),
-        log: logEvent))
+        log: logEvent),
+      journal: journal)
     let handler = options.echo ? echoHandler() : gameServer.lineHandler
     let server: LineServer
     do {
@@ -133,6 +141,19 @@ enum ServerCommand {
       let onSignal: @Sendable () -> Void = {
         log("\(number == SIGINT ? "SIGINT" : "SIGTERM"): no new connections; closing sessions")
         server.stop { gameServer.shutdown() }
+        if let journal {
+          // Nothing journaled is left unwritten: wait for the last flush.
+          let flushed = DispatchSemaphore(value: 0)
+          Task {
+            try? await journal.log.waitUntilDurable()
+            flushed.signal()
+          }
+          flushed.wait()
+          let flushes = journal.flushCount
+          log(
+            "journal: \(journal.log.durableCount) entries on disk"
+              + (flushes.map { ", \($0) flushes in this run" } ?? ""))
+        }
         let statistics = gameServer.statistics
         log(
           "stopped: \(statistics.gamesStarted) games started, \(statistics.moves) moves in "
@@ -148,6 +169,17 @@ enum ServerCommand {
     log("listening on \(server.address)\(options.echo ? " (echo)" : "")")
     FileHandle.standardOutput.write(Data("listening on \(server.address)\n".utf8))
     withExtendedLifetime(signalSources) { dispatchMain() }
+  }
+
+  /// Opens (or recovers) the journal in `directory`; exits 74 if it cannot.
+  static func openJournal(_ directory: String) -> GameJournal {
+    do {
+      let journal = try GameJournal(directory: directory, committer: ActionLogCommitter())
+      log("journal in \(directory): " + (journal.recovery ?? "new"))
+      return journal
+    } catch {
+      fail("data directory \(directory): \(error)", code: 74)
+    }
   }
 
   /// Each line back to its sender: the load test's baseline.
