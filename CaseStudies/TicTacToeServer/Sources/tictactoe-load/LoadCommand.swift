@@ -12,12 +12,14 @@ import Foundation
 
 let usage = """
   usage: tictactoe-load [--connections N] [--duration SECONDS] [--seed N]
-                        [--host 127.0.0.1] [--port P [--server-pid PID]] [--server-args "..."]
+                        [--host 127.0.0.1] [--port P [--server-pid PID]] [--durable]
+                        [--server-args "..."]
 
     --connections N   concurrent client connections (default 1000; an even number)
     --duration S      seconds of play per run (default 10)
     --port P          play against the server already listening on P (default: start one)
     --server-pid PID  that server's process, for its resident memory
+    --durable         start the server durable, with a fresh data directory (removed after)
     --server-args "…" extra arguments for the server this tool starts (e.g. "--data-dir DIR")
 
   Starts `tictactoe-server --echo` (the baseline) and, unless --port is given,
@@ -38,6 +40,7 @@ func fail(_ message: String) -> Never {
 final class ChildServer {
   let process = Process()
   let port: UInt16
+  let stderr = Pipe()
 
   init(arguments: [String]) throws {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
@@ -46,6 +49,8 @@ final class ChildServer {
     process.arguments = ["--port", "0", "--quiet"] + arguments
     let stdout = Pipe()
     process.standardOutput = stdout
+    // Quiet servers write a few lines: the pipe never fills while the run lasts.
+    process.standardError = stderr
     try process.run()
     var text = ""
     while !text.contains("\n") {
@@ -59,9 +64,13 @@ final class ChildServer {
     self.port = port
   }
 
-  func stop() {
+  /// Stops the server with SIGTERM; returns its log.
+  @discardableResult
+  func stop() -> String {
     kill(process.processIdentifier, SIGTERM)
+    let log = stderr.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    return String(decoding: log, as: UTF8.self)
   }
 }
 
@@ -153,6 +162,7 @@ enum LoadCommand {
     var port: UInt16?
     var serverPID: Int32?
     var serverArguments: [String] = []
+    var durableDirectory: String?
     var arguments = CommandLine.arguments.dropFirst()
     func value(_ name: String) -> String {
       guard let value = arguments.popFirst() else { usageError("\(name) needs a value") }
@@ -166,6 +176,9 @@ enum LoadCommand {
       case "--host": host = value(argument)
       case "--port": port = UInt16(value(argument)) ?? 0
       case "--server-pid": serverPID = Int32(value(argument))
+      case "--durable":
+        durableDirectory = FileManager.default.temporaryDirectory
+          .appendingPathComponent("tictactoe-load-\(getpid())").path
       case "--server-args":
         serverArguments = value(argument).split(separator: " ").map(String.init)
       case "-h", "--help":
@@ -188,6 +201,8 @@ enum LoadCommand {
       }
     }
     signal(SIGPIPE, SIG_IGN)
+    if let durableDirectory { serverArguments += ["--data-dir", durableDirectory] }
+    defer { if let durableDirectory { try? FileManager.default.removeItem(atPath: durableDirectory) } }
     let durable = serverArguments.contains("--data-dir")
     print(
       "tictactoe-load: \(connections) connections, \(duration) s per run, "
@@ -211,7 +226,7 @@ enum LoadCommand {
       .game, port: port ?? child!.port, host: host, connections: connections,
       duration: duration, seed: seed, serverPID: serverPID)
     let rss = serverPID.flatMap(memory(of:))
-    child?.stop()
+    let serverLog = child?.stop() ?? ""
     print("game server:   " + format(gameRun, unit: "moves "))
     let client = gameRun.client
     print(
@@ -226,6 +241,19 @@ enum LoadCommand {
       "lost moves: \(client.lost), duplicated moves: \(client.duplicated), refused frames: "
         + "\(client.errors), connections closed by the server: \(client.closedByServer)")
     if let first = client.firstError { print("first refusal: \(first)") }
+    // The durable server's last line: "journal: N entries on disk, F flushes in this run".
+    if durable, let line = serverLog.split(separator: "\n").last(where: { $0.contains("journal: ") }),
+      let flushes = Int(line.split(separator: ", ").last?.split(separator: " ").first ?? ""),
+      let entries = Int(line.split(separator: "journal: ").last?.split(separator: " ").first ?? ""),
+      flushes > 0
+    {
+      print(
+        String(
+          format: "durability: %d fsyncs for %d journal entries: %.1f moves per fsync "
+            + "(%.1f entries per fsync)", flushes, entries, Double(client.moves) / Double(flushes),
+          Double(entries) / Double(flushes)))
+    }
+    if serverLog.contains("error") { print("server log:\n" + serverLog) }
     let clean =
       client.lost == 0 && client.duplicated == 0 && client.errors == 0
       && client.closedByServer == 0 && echoRun.client.lost == 0
