@@ -177,7 +177,8 @@ enum LoadCommand {
       case "--port": port = UInt16(value(argument)) ?? 0
       case "--server-pid": serverPID = Int32(value(argument))
       case "--durable":
-        durableDirectory = FileManager.default.temporaryDirectory
+        durableDirectory =
+          FileManager.default.temporaryDirectory
           .appendingPathComponent("tictactoe-load-\(getpid())").path
       case "--server-args":
         serverArguments = value(argument).split(separator: " ").map(String.init)
@@ -202,7 +203,9 @@ enum LoadCommand {
     }
     signal(SIGPIPE, SIG_IGN)
     if let durableDirectory { serverArguments += ["--data-dir", durableDirectory] }
-    defer { if let durableDirectory { try? FileManager.default.removeItem(atPath: durableDirectory) } }
+    defer {
+      if let durableDirectory { try? FileManager.default.removeItem(atPath: durableDirectory) }
+    }
     let durable = serverArguments.contains("--data-dir")
     print(
       "tictactoe-load: \(connections) connections, \(duration) s per run, "
@@ -242,7 +245,8 @@ enum LoadCommand {
         + "\(client.errors), connections closed by the server: \(client.closedByServer)")
     if let first = client.firstError { print("first refusal: \(first)") }
     // The durable server's last line: "journal: N entries on disk, F flushes in this run".
-    if durable, let line = serverLog.split(separator: "\n").last(where: { $0.contains("journal: ") }),
+    if durable,
+      let line = serverLog.split(separator: "\n").last(where: { $0.contains("journal: ") }),
       let flushes = Int(line.split(separator: ", ").last?.split(separator: " ").first ?? ""),
       let entries = Int(line.split(separator: "journal: ").last?.split(separator: " ").first ?? ""),
       flushes > 0

@@ -61,6 +61,18 @@ import UnidirectionalTesting
   }
 }
 
+extension ServerArticleTests {
+  @Test func aDurableServer() throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("tictactoe-article-\(getpid())").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let journal = try GameJournal(directory: directory, committer: ActionLogCommitter())
+    let server = GameServer(configuration: GameServer.Configuration(), journal: journal)
+    #expect(server.statistics.games == 0)
+    #expect(FileManager.default.fileExists(atPath: directory + "/journal.jsonl"))
+  }
+}
+
 /// Keeps the article "Server apps" and its compiled code in sync: every ```swift block of
 /// `ServerApps.md` must appear in `ServerArticleTests.swift`, line for line.
 @Suite struct ServerArticleSnippetTests {
