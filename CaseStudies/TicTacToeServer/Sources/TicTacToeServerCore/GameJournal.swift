@@ -70,22 +70,3 @@ public final class GameJournal: Sendable {
       interceptors: [log.interceptor(snapshottingTo: snapshotPath, every: snapshotInterval)])
   }
 }
-
-/// A file sink that counts its flushes.
-final class CountingSink: ActionLogSink {
-  let base: ActionLogFileSink
-  let flushes = Atomic<Int>(0)
-
-  init(_ base: ActionLogFileSink) {
-    self.base = base
-  }
-
-  func write(_ lines: Data) throws(ActionLogError) {
-    try base.write(lines)
-  }
-
-  func flush() throws(ActionLogError) {
-    try base.flush()
-    flushes.add(1, ordering: .relaxed)
-  }
-}

@@ -193,7 +193,7 @@ public final class GameServer: Sendable {
     }
     if reason != .disconnected {
       entry.deliver(.bye(reason))
-      entry.link.close()
+      entry.close()
     }
     configuration.log?("session \(id) closed (\(reason.rawValue))")
   }

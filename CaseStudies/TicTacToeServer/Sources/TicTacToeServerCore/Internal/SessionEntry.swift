@@ -22,7 +22,8 @@ final class SessionEntry: Sendable {
   struct Outbox {
     struct Held {
       var id: Int
-      var frame: ServerFrame
+      /// The frame; `nil` closes the link.
+      var frame: ServerFrame?
       var isReady: Bool
     }
     var held: [Held] = []
@@ -53,6 +54,17 @@ final class SessionEntry: Sendable {
 
   func withLock<R>(_ keyPath: KeyPath<Fields, R>) -> R {
     fields.withLock { $0[keyPath: keyPath] }
+  }
+
+  /// Closes the link once every frame before it was sent.
+  func close() {
+    let closesNow = outbox.withLock { outbox -> Bool in
+      guard !outbox.held.isEmpty else { return true }
+      outbox.held.append(Outbox.Held(id: outbox.nextID, frame: nil, isReady: true))
+      outbox.nextID += 1
+      return false
+    }
+    if closesNow { link.close() }
   }
 
   /// Sends a frame to the client; on a durable server, once `task`'s journal entry is durable
@@ -90,7 +102,7 @@ final class SessionEntry: Sendable {
           outbox.held[index].isReady = true
         }
         while let first = outbox.held.first, first.isReady {
-          link.deliver(first.frame)
+          if let frame = first.frame { link.deliver(frame) } else { link.close() }
           outbox.held.removeFirst()
         }
       }
