@@ -207,7 +207,11 @@ public final class GameServer: Sendable {
   // MARK: Frames
 
   private func handle(_ frame: ClientFrame, _ entry: SessionEntry) throws(FrameError) {
-    let session = entry.store.state
+    // The fields it needs, read one by one: `store.state` is a generic key path read, which
+    // costs more than the move.
+    let session = SessionFields(
+      id: entry.id, phase: entry.store.phase, name: entry.store.name,
+      lastGame: entry.store.lastGame)
     switch frame {
     case .hello(let name):
       guard session.phase == .connected else {
@@ -424,5 +428,21 @@ public final class GameServer: Sendable {
     // Cancelling the keeper from inside its own run is allowed: it stops at once.
     entry.keeper.withLock { $0 }?.cancel()
     configuration.log?("game \(game) over after \(moves) moves: \(outcome.logDescription)")
+  }
+
+  /// What `handle` reads of a session.
+  struct SessionFields {
+    let id: Int
+    let phase: Session.Phase
+    let name: String?
+    let lastGame: String?
+
+    var game: String? {
+      if case .playing(let game, _, _) = phase { game } else { nil }
+    }
+
+    var player: Player? {
+      if case .playing(_, let player, _) = phase { player } else { nil }
+    }
   }
 }
