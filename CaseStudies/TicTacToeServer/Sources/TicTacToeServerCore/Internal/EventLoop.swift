@@ -97,8 +97,13 @@ final class EventLoop: Sendable {
     if isOnLoop {
       localFlushes.append(connection)
     } else {
-      pending.withLock { $0.flushes.append(connection) }
-      wake()
+      // One wake-up per batch: if flushes were pending already, their wake-up is on its way
+      // (the loop drains the pipe before it takes the pending work, so none is lost).
+      let isFirst = pending.withLock { pending in
+        pending.flushes.append(connection)
+        return pending.flushes.count == 1
+      }
+      if isFirst { wake() }
     }
   }
 
