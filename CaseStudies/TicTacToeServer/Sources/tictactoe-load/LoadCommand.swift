@@ -262,6 +262,8 @@ enum LoadCommand {
       client.lost == 0 && client.duplicated == 0 && client.errors == 0
       && client.closedByServer == 0 && echoRun.client.lost == 0
       && echoRun.client.duplicated == 0
+    // `exit` skips `defer`: remove the durable run's directory first.
+    if let durableDirectory { try? FileManager.default.removeItem(atPath: durableDirectory) }
     exit(clean ? 0 : 1)
   }
 }
