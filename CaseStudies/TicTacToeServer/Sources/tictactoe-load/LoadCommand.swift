@@ -203,9 +203,6 @@ enum LoadCommand {
     }
     signal(SIGPIPE, SIG_IGN)
     if let durableDirectory { serverArguments += ["--data-dir", durableDirectory] }
-    defer {
-      if let durableDirectory { try? FileManager.default.removeItem(atPath: durableDirectory) }
-    }
     let durable = serverArguments.contains("--data-dir")
     print(
       "tictactoe-load: \(connections) connections, \(duration) s per run, "
