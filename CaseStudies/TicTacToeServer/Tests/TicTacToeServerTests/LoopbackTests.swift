@@ -127,3 +127,38 @@ extension TestClient {
     return true
   }
 }
+
+extension LoopbackTests {
+  /// `::1` works as well as `127.0.0.1`; other hosts are refused.
+  @Test func ipv6LoopbackServesAndOtherHostsAreRefused() throws {
+    let game = GameServer()
+    let server = try LineServer(host: "::1", port: 0, handler: game.lineHandler)
+    server.start()
+    defer { server.stop(timeout: .milliseconds(200)) { game.shutdown() } }
+    #expect(server.address == "[::1]:\(server.port)")
+    let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in6()
+    address.sin6_family = sa_family_t(AF_INET6)
+    address.sin6_port = server.port.bigEndian
+    address.sin6_addr = in6addr_loopback
+    let status = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+      }
+    }
+    #expect(status == 0)
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)  // A hang becomes a failure.
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var buffer = [UInt8](repeating: 0, count: 256)
+    let count = recv(fd, &buffer, buffer.count, 0)
+    #expect(
+      count > 0
+        && String(decoding: buffer[0..<count], as: UTF8.self)
+          == #"{"type":"session","phase":"connected"}"# + "\n"
+    )
+    #expect(throws: LineServer.SocketError.self) {
+      try LineServer(host: "0.0.0.0", port: 0, handler: game.lineHandler)
+    }
+  }
+}
