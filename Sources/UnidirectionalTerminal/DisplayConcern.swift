@@ -4,7 +4,7 @@ import Unidirectional
 /// only when a value it read changed.
 ///
 /// A program lists its concerns once. The executable shows them on a terminal with
-/// ``Unidirectional/Store/display(_:errors:on:)``; its tests register the same renderings as
+/// `store.display(_:errors:on:)`; its tests register the same renderings as
 /// named observers of a test store, so they prove which parts of the output each action
 /// redraws.
 ///
