@@ -160,7 +160,8 @@ import UnidirectionalTestSupport
       process.standardOutput = output
       process.standardError = errorTerminal
       try process.run()
-      try errorTerminal.close()
+      // Kept open until read: once every copy is closed, Linux may drop what was written.
+      defer { try? errorTerminal.close() }
       input.fileHandleForWriting.write(Data("oops\n+\n".utf8))
       try input.fileHandleForWriting.close()
       let printed = output.fileHandleForReading.readDataToEndOfFile()

@@ -10,6 +10,9 @@ import UnidirectionalTestSupport
   final class TerminalSession {
     let process = Process()
     private let primary: Int32
+    /// The program's side, kept open here too: once every copy of it is closed, Linux may
+    /// report the end of the terminal before the last bytes written to it can be read.
+    private let secondary: FileHandle
     /// Everything the program showed so far (with the terminal's echo of typed text).
     private(set) var shown = ""
 
@@ -26,6 +29,7 @@ import UnidirectionalTestSupport
       }
       self.primary = primary
       let terminal = FileHandle(fileDescriptor: secondary, closeOnDealloc: true)
+      self.secondary = terminal
       process.executableURL = Program.executable(named: name)
       process.arguments = arguments
       process.environment = environment
@@ -33,11 +37,11 @@ import UnidirectionalTestSupport
       process.standardOutput = terminal
       process.standardError = standardError ?? terminal
       try process.run()
-      try terminal.close()  // The child has its own copy.
     }
 
     deinit {
       if process.isRunning { process.terminate() }
+      try? secondary.close()
       close(primary)
     }
 
@@ -59,7 +63,6 @@ import UnidirectionalTestSupport
         var descriptor = pollfd(fd: primary, events: Int16(POLLIN), revents: 0)
         guard poll(&descriptor, 1, 100) > 0 else { continue }
         let count = Glibc.read(primary, &buffer, buffer.count)
-        // EIO once the program has exited and the terminal is closed.
         guard count > 0 else { break }
         shown += String(decoding: buffer[..<count], as: UTF8.self)
       }
