@@ -140,7 +140,9 @@ import UnidirectionalTestSupport
       session.process.interrupt()
       #expect(session.exitStatus() == 130)
       #expect(session.process.terminationReason == .exit)
-      #expect(session.shown.hasSuffix("counter> \r\n"), "\(session.shown)")
+      // The prompt's line is ended. (Not necessarily last: under ThreadSanitizer `_exit` is
+      // slow enough for one more tick to be printed.)
+      #expect(session.shown.contains("counter> \r\n"), "\(session.shown)")
     }
 
     /// Colour follows each stream: errors to a terminal are red even when output is a pipe,
