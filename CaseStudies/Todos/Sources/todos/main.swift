@@ -83,8 +83,6 @@ let observers = store.display(
 // file as the previous save wrote it.
 terminal.exitOnInterrupt()
 var refusedLines = 0
-// Deletes keep their undo timer running after the next line is read.
-var runningTasks: [StoreTask] = []
 loop: while true {
   terminal.prompt(TodosDisplay.prompt(on: store.screen))
   guard let line = terminal.readLine() else {
@@ -95,13 +93,9 @@ loop: while true {
   switch TodosCommand(line, state: store.state) {
   case .send(let action):
     let task = store.send(action)
-    // Every other effect (a save) ends before the next line is read, so output and the file
-    // do not depend on timing.
-    if case .deleteTapped = action {
-      runningTasks.append(task)
-    } else {
-      await task.finish()
-    }
+    // Every other effect ends before the next line is read, so output does not depend on
+    // timing; deletes keep their undo timer running.
+    if case .deleteTapped = action {} else { await task.finish() }
   case .show:
     terminal.print(TodosDisplay.screen(of: store, styler: terminal.outputStyler))
   case .help:
@@ -116,9 +110,10 @@ loop: while true {
   }
 }
 
-// Stop the undo timer and wait for the last save.
+// Stop the undo timer, then wait for every effect: a save started by an action an effect sent
+// (the editor's) is covered by no task of this loop, and must not be cut off by `exit`.
 await store.send(.exiting).finish()
-for task in runningTasks { await task.finish() }
+await store.waitForEffects()
 withExtendedLifetime(observers) {}
 if store.saveError != nil { exit(1) }
 // A save started by an action that an effect sent (the editor's `save`, sent from its effect)

@@ -1,3 +1,6 @@
+// Over 300 lines on purpose: the oracle's generator, its independent model of the observation
+// contract and the runner that compares them share private types; each is a MARK section.
+
 import Foundation
 import Testing
 import Unidirectional

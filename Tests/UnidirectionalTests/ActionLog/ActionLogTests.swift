@@ -75,12 +75,15 @@ import UnidirectionalTestSupport
     let path = temporaryFilePath("action-log")
     defer { try? FileManager.default.removeItem(atPath: path) }
     _ = try await recordSession(at: path)
-    let first = try #require(try lines(of: path).first)
+    let lines = try lines(of: path)
+    #expect(lines.count == 9)  // The header, then 8 entries.
+    let first = lines[1]
     #expect(first.hasPrefix(#"{"action":{"add":{"_0":2}},"sequence":1,"timestamp":"20"#))
     #expect(first.hasSuffix(#"Z"}"#))
   }
 
-  /// Writes `lines` of a recorded session with line `index` replaced, and reads it back.
+  /// Writes a recorded session with entry `index` (from 0) replaced or dropped, and reads it
+  /// back. The header is line 1, so entry `index` is on line `index + 2`.
   func readSession(
     replacingLine index: Int? = nil, with replacement: String = "",
     droppingLine dropped: Int? = nil, endingWithNewline: Bool = true
@@ -89,10 +92,10 @@ import UnidirectionalTestSupport
     defer { try? FileManager.default.removeItem(atPath: path) }
     _ = try await recordSession(at: path)
     var lines = try lines(of: path)
-    if let index { lines[index] = replacement }
-    if let dropped { lines.remove(at: dropped) }
+    if let index { lines[index + 1] = replacement }
+    if let dropped { lines.remove(at: dropped + 1) }
     let text = lines.joined(separator: "\n") + (endingWithNewline ? "\n" : "")
-    let log = ActionLog<Action>(data: Data(text.utf8), path: "session.jsonl")
+    let log = try ActionLog<Action>(data: Data(text.utf8), path: "session.jsonl")
     let replay = Store(initialState: State()) { Self.feature.ignoringEffects() }
     log.replay(into: replay)
     return (log, replay.state)
@@ -101,12 +104,12 @@ import UnidirectionalTestSupport
   @Test func aCorruptedLineStopsTheReplayAtTheLastGoodAction() async throws {
     let (log, state) = try await readSession(replacingLine: 4, with: #"{"action":{"add":"#)
     let error = try #require(log.error)
-    #expect(error.line == 5)
+    #expect(error.line == 6)
     guard case .invalidEntry = error.reason else {
       Issue.record("expected an invalid entry, got \(error.reason)")
       return
     }
-    #expect(error.description.hasPrefix("session.jsonl, line 5: not a valid entry: "))
+    #expect(error.description.hasPrefix("session.jsonl, line 6: not a valid entry: "))
     #expect(log.entries.count == 4)
     #expect(state == State(count: 2, history: ["a 1", "a 2"]))
   }
@@ -115,14 +118,14 @@ import UnidirectionalTestSupport
     let (log, _) = try await readSession(
       replacingLine: 1,
       with: #"{"action":{"explode":{}},"sequence":2,"timestamp":"2026-11-21T14:00:00.000Z"}"#)
-    #expect(log.error?.line == 2)
+    #expect(log.error?.line == 3)
     #expect(log.entries.count == 1)
   }
 
   @Test func aTruncatedLastLineIsReportedAsTruncated() async throws {
     let (log, state) = try await readSession(
       replacingLine: 7, with: #"{"action":{"loaded":{"_0":"b"#, endingWithNewline: false)
-    #expect(log.error?.line == 8)
+    #expect(log.error?.line == 9)
     #expect(log.error?.reason == .truncated("The given data was not valid JSON."))
     #expect(log.error?.description.contains("truncated") == true)
     #expect(log.entries.count == 7)
@@ -134,10 +137,10 @@ import UnidirectionalTestSupport
     #expect(
       log.error
         == ActionLogError(
-          path: "session.jsonl", line: 3, reason: .sequenceGap(expected: 3, found: 4)))
+          path: "session.jsonl", line: 4, reason: .sequenceGap(expected: 3, found: 4)))
     #expect(
       log.error?.description == """
-        session.jsonl, line 3: sequence number 4 where 3 was expected \
+        session.jsonl, line 4: sequence number 4 where 3 was expected \
         (lines are missing or out of order)
         """)
     #expect(log.entries.count == 2)
@@ -146,7 +149,7 @@ import UnidirectionalTestSupport
 
   @Test func aBlankLineInTheMiddleIsAnError() async throws {
     let (log, _) = try await readSession(replacingLine: 3, with: "")
-    #expect(log.error?.line == 4)
+    #expect(log.error?.line == 5)
     #expect(log.error?.reason == .emptyLine)
     #expect(log.entries.count == 3)
   }
@@ -169,8 +172,8 @@ import UnidirectionalTestSupport
     }
   }
 
-  @Test func anEmptyLogReplaysNothing() {
-    let log = ActionLog<Action>(data: Data())
+  @Test func anEmptyLogReplaysNothing() throws {
+    let log = try ActionLog<Action>(data: Data())
     #expect(log.entries.isEmpty)
     #expect(log.error == nil)
   }

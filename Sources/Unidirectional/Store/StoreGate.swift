@@ -1,3 +1,6 @@
+// Over 300 lines on purpose: one lock-free protocol over a single state word. Its bits, fast
+// paths and waiting slow paths must be read together to be checked.
+
 import Synchronization
 
 #if canImport(Glibc)

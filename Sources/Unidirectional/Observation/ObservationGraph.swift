@@ -1,3 +1,6 @@
+// Over 300 lines on purpose: the graph's indexes are `private`, kept consistent by the
+// functions of this file alone.
+
 /// Which observers of a store depend on which reads of its state, and which of them an action
 /// made stale.
 ///

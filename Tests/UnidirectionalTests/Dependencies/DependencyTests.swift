@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import Unidirectional
 import UnidirectionalTestSupport
@@ -131,6 +132,23 @@ private struct Reader: Reducer {
       await store.send("read").finish()
     }
     #expect(store.state == ["reducer: live hello", "effect: live hello"])
+  }
+
+  @Test func aStoreKeepsTheIssueReporterInForceWhenItWasCreated() async {
+    // `reportIssue` is a plain property, not a key: overriding it alone must still make the
+    // store bind its dependencies around its effects.
+    let issues = Mutex<[String]>([])
+    let store = withDependencies {
+      $0.reportIssue = { message in issues.withLock { $0.append(message) } }
+    } operation: {
+      Store(initialState: 0) {
+        Reduce<Int, Bool> { _, _ in
+          .run { _ in DependencyValues.current.reportIssue("from the effect") }
+        }
+      }
+    }
+    await store.send(true).finish()
+    #expect(issues.withLock { $0 } == ["from the effect"])
   }
 
   @Test func dateGenerator() {

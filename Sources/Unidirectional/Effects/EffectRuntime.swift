@@ -1,3 +1,6 @@
+// Over 300 lines on purpose: one lock-guarded state machine (`Storage`) that every section
+// below changes (start, run, throttle, cancel); its state stays `private` to this file.
+
 /// Starts, tracks and cancels the effects of one store.
 ///
 /// States of the runtime (`Storage`):
@@ -193,6 +196,11 @@ final class EffectRuntime<Action: Sendable>: Sendable {
         childTask: cancelIDs.contains(where: \.isChildEffects)
           ? taskID : inherited?.childTask,
         site: site ?? inherited?.site)
+      // A top-level effect started on a child's effect task is not the child's (see
+      // `NavigationContext`); one started from inside an effect (`join`) is.
+      let operation =
+        join == nil && NavigationContext.isInsideChild
+        ? NavigationContext.outsideChildren(operation) : operation
       let task = Task(priority: priority) {
         await self.activity.runCounted(origin: origin, operation)
         self.finished(taskID, cancelIDs: cancelIDs)
@@ -427,30 +435,5 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     }
     await awaitAll([task], join: join)
     return true
-  }
-}
-
-extension Effect {
-  /// Whether the effect is made only of parts that complete synchronously.
-  var isSynchronous: Bool {
-    switch operation {
-    case .none, .send, .cancel, .issue, .cancelMatching: true
-    case .throttle: false
-    case .run: false
-    case .merge(let effects), .concatenate(let effects): effects.allSatisfy(\.isSynchronous)
-    case .cancellable(_, _, let inner): inner.isSynchronous
-    }
-  }
-
-  /// Where a lone `.run` was created, for reports about the task that runs it.
-  var site: EffectSite? {
-    if case .run(let run) = operation { return EffectSite(fileID: run.fileID, line: run.line) }
-    return nil
-  }
-
-  /// The priority of a lone `.run`, used for the task that runs it.
-  var priority: TaskPriority? {
-    if case .run(let run) = operation { return run.priority }
-    return nil
   }
 }

@@ -1,3 +1,6 @@
+// Over 300 lines on purpose: one case per enum layout the runtime can produce (payload kinds,
+// spare bits, indirect, generic, resilient), each needing its own types.
+
 import Foundation
 import Testing
 

@@ -1,3 +1,6 @@
+// Over 300 lines on purpose: every operation of `IdentifiedArray`, each with its invariants
+// checked after it; split by operation would repeat the fixtures.
+
 import Foundation
 import Testing
 import Unidirectional

@@ -67,3 +67,28 @@ extension Optional {
     return id.scoped(to: scope)
   }
 }
+
+/// The navigation context of the running task: the id scopes and the dismissal that
+/// ``NavigationChild`` installs around a child's effect code.
+enum NavigationContext {
+  /// Whether the current task runs inside a navigation child's effect code.
+  static var isInsideChild: Bool {
+    !EffectIDScopes.current.isEmpty || DismissEffect.handler != nil
+  }
+
+  /// `operation` as the store's root would run it: with no child's id scopes or dismissal.
+  ///
+  /// A top-level effect can start on a child's effect task: an action the child's effect sent is
+  /// reduced on that task when the store is idle, and tasks inherit task-locals. Such an effect
+  /// belongs to the reducer that returned it, not to the child (a parent's effect must not
+  /// dismiss the child, nor cancel the child's ids in place of its own).
+  static func outsideChildren(
+    _ operation: @escaping @Sendable () async -> Void
+  ) -> @Sendable () async -> Void {
+    {
+      await EffectIDScopes.$current.withValue([]) {
+        await DismissEffect.$handler.withValue(nil, operation: operation)
+      }
+    }
+  }
+}

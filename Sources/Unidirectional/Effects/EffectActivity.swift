@@ -171,6 +171,14 @@ final class EffectActivity: Sendable {
     }
   }
 
+  /// Waits until every counted task has ended, however long that takes.
+  func waitUntilDone() async {
+    while counts.withLock({ $0.tasks }) > 0 {
+      // The settle time only bounds one wait on the signal: the loop asks again.
+      await wait(settle: .seconds(60)) { $0.tasks <= 0 }
+    }
+  }
+
   /// How long `waitUntilQuiet` waits without any change before it decides that the active tasks
   /// are waiting on something outside the store.
   static let settleTime = Duration.milliseconds(50)

@@ -13,6 +13,7 @@ protocol StoreScope<State, Action>: Sendable {
   func scope<ChildState: Sendable, ChildAction: Sendable>(
     state: ScopePath<State, ChildState>, action: @escaping @Sendable (ChildAction) -> Action
   ) -> Store<ChildState, ChildAction>?
+  func waitForEffects() async
 }
 
 /// Where a child state lives in its parent state: always there, or there while non-`nil`.
@@ -244,6 +245,10 @@ final class ScopedStore<
 
   func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
     reader.read(keyPath, from: root)
+  }
+
+  func waitForEffects() async {
+    await root.waitForEffects()
   }
 
   func send(_ action: Action) -> StoreTask {

@@ -9,7 +9,7 @@ import UnidirectionalTestSupport
   static let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 
   static let article = testsDirectory.appendingPathComponent(
-    "../../Sources/Unidirectional/Unidirectional.docc/CompositionAndNavigation.md"
+    "../../../Sources/Unidirectional/Unidirectional.docc/CompositionAndNavigation.md"
   ).standardizedFileURL
 
   static let tests = testsDirectory.appendingPathComponent("CompositionArticleTests.swift")
