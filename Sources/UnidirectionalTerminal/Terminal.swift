@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -49,6 +50,9 @@ public final class Terminal: Sendable {
   /// The prompt showing now, if any. Its lock also serializes every write, so lines from
   /// different threads never interleave.
   private let shownPrompt = Protected<String?>(nil)
+  /// Whether this terminal installed the `SIGINT` handler and shows prompts on a terminal: it
+  /// then tells the handler whether a prompt is showing, so that the handler ends its line.
+  private let tellsInterruptAboutPrompts = Atomic<Bool>(false)
   /// Input read but not yet returned. A lock of its own: a reader waiting for input never
   /// holds the output lock.
   private let reader = Protected(LineReader())
@@ -151,6 +155,7 @@ public final class Terminal: Sendable {
     shownPrompt.withLock { prompt in
       prompt = text
       Descriptor.write(styled(text, .bold), to: output)
+      if tellsInterruptAboutPrompts.load(ordering: .relaxed) { Interrupt.promptShows(on: output) }
     }
   }
 
@@ -162,7 +167,12 @@ public final class Terminal: Sendable {
   ///
   /// - Returns: The line, or `nil` at the end of input.
   public func readLine() -> String? {
-    defer { shownPrompt.withLock { $0 = nil } }
+    defer {
+      shownPrompt.withLock { prompt in
+        prompt = nil
+        if tellsInterruptAboutPrompts.load(ordering: .relaxed) { Interrupt.promptShows(on: nil) }
+      }
+    }
     let input = input
     return reader.withLock { $0.nextLine(from: input) }
   }
@@ -171,13 +181,13 @@ public final class Terminal: Sendable {
   /// state: waiting for input or running effects.
   ///
   /// The terminal's settings are never changed (input is read line by line, as the terminal
-  /// delivers it), so there is nothing to restore but the cursor: at a terminal, the line
-  /// holding the prompt and the `^C` echo is ended first, so the shell's prompt starts on a
-  /// line of its own. Output is never buffered, so none is lost.
+  /// delivers it), so there is nothing to restore but the cursor: at a terminal, if a prompt
+  /// is showing, its line (with the `^C` echo) is ended first, so the shell's prompt starts on
+  /// a line of its own. Output is never buffered, so none is lost.
   ///
   /// - Parameter status: The exit status; 130 (128 + `SIGINT`) by convention.
   public func exitOnInterrupt(status: Int32 = 130) {
-    Interrupt.install(
-      endingLineOn: isInteractive && outputIsTerminal ? output : nil, status: status)
+    Interrupt.install(status: status)
+    tellsInterruptAboutPrompts.store(isInteractive && outputIsTerminal, ordering: .relaxed)
   }
 }

@@ -17,19 +17,25 @@ import Synchronization
 enum Interrupt {
   // Both are set (so initialized) before the handler is installed: the handler never runs a
   // lazy initializer.
-  /// The descriptor to end the prompt's line on, or -1 for none.
-  private static let lineDescriptor = Atomic<Int32>(-1)
+  /// The descriptor a prompt is showing on now, whose line the handler ends; -1 for none.
+  private static let promptDescriptor = Atomic<Int32>(-1)
   /// The exit status.
   private static let status = Atomic<Int32>(130)
 
-  static func install(endingLineOn descriptor: Int32?, status: Int32) {
-    lineDescriptor.store(descriptor ?? -1, ordering: .sequentiallyConsistent)
+  static func install(status: Int32) {
+    promptDescriptor.store(-1, ordering: .sequentiallyConsistent)
     self.status.store(status, ordering: .sequentiallyConsistent)
     _ = signal(SIGINT, handleInterrupt)
   }
 
+  /// Records that a prompt now shows on `descriptor` (the cursor is after it, not at the start
+  /// of a line), or, for `nil`, that none does.
+  static func promptShows(on descriptor: Int32?) {
+    promptDescriptor.store(descriptor ?? -1, ordering: .sequentiallyConsistent)
+  }
+
   fileprivate static func handle() -> Never {
-    let descriptor = lineDescriptor.load(ordering: .sequentiallyConsistent)
+    let descriptor = promptDescriptor.load(ordering: .sequentiallyConsistent)
     if descriptor >= 0 {
       var newline = UInt8(ascii: "\n")
       _ = write(descriptor, &newline, 1)

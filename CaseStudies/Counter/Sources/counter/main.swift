@@ -32,12 +32,13 @@ let arguments = ProgramArguments.parseOrExit(
 
 if let path = arguments.replayPath {
   ActionLogSession.replayAndExit(
-    from: path, initialState: Counter.State(), reducer: Counter(),
+    from: path, program: "counter", initialState: Counter.State(), reducer: Counter(),
     concerns: CounterDisplay.concerns, terminal: terminal)
 }
 let store = Store(
   initialState: Counter.State(), reducer: Counter(),
-  interceptors: ActionLogSession.interceptors(for: arguments, terminal: terminal))
+  interceptors: ActionLogSession.interceptors(
+    for: arguments, program: "counter", terminal: terminal))
 
 // Output comes from observers, one per concern, never from the reducer: each is redrawn only
 // when the values it read changed.

@@ -137,6 +137,7 @@ import UnidirectionalTestSupport
       #expect(session.read(until: "counter> "))
       session.type("timer\n")
       #expect(session.read(until: "timer: on"))
+      #expect(session.read { $0.hasSuffix("counter> ") })
       session.process.interrupt()
       #expect(session.exitStatus() == 130)
       #expect(session.process.terminationReason == .exit)

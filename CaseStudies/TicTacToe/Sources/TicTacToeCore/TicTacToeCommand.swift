@@ -1,4 +1,5 @@
 import CaseStudySupport
+import Unidirectional
 
 /// One line of user input to the TicTacToe program, parsed for the screen it was typed on.
 ///
@@ -166,7 +167,7 @@ public enum TicTacToeCommand: Equatable, Sendable {
       guard !argument.isEmpty else {
         return .invalid(message: "'password' needs a password, e.g. 'password secret'")
       }
-      return .send(.login(.passwordChanged(String(argument))))
+      return .send(.login(.passwordChanged(Secret(String(argument)))))
     default:
       guard argument.isEmpty else { return noArgument(command, on: .login) }
       guard state.isFormValid else {
@@ -195,7 +196,7 @@ public enum TicTacToeCommand: Equatable, Sendable {
             message: "'\(argument.truncatedForDisplay())' is not a code: \(problem); a code is "
               + "4 to 8 digits, e.g. 'code 1234'")
         }
-        return .send(.login(.twoFactor(.codeChanged(String(argument)))))
+        return .send(.login(.twoFactor(.codeChanged(Secret(String(argument))))))
       }
       guard argument.isEmpty else { return noArgument(command, on: .twoFactor) }
       guard state.canSubmit else {

@@ -42,12 +42,13 @@ let arguments = ProgramArguments.parseOrExit(
 
 if let path = arguments.replayPath {
   ActionLogSession.replayAndExit(
-    from: path, initialState: TicTacToe.State(), reducer: TicTacToe(),
+    from: path, program: "tictactoe", initialState: TicTacToe.State(), reducer: TicTacToe(),
     concerns: TicTacToeDisplay.concerns, terminal: terminal)
 }
 let store = Store(
   initialState: TicTacToe.State(), reducer: TicTacToe(),
-  interceptors: ActionLogSession.interceptors(for: arguments, terminal: terminal))
+  interceptors: ActionLogSession.interceptors(
+    for: arguments, program: "tictactoe", terminal: terminal))
 
 // Output comes from observers, one per concern, never from the reducers.
 let repl = REPL(

@@ -1,5 +1,6 @@
 import Testing
 import TicTacToeCore
+import Unidirectional
 import UnidirectionalTestSupport
 
 /// Parsing input for each screen, and the messages for input that cannot apply.
@@ -16,7 +17,8 @@ import UnidirectionalTestSupport
       TicTacToeCommand("email  blob@x.io ", state: login)
         == .send(.login(.emailChanged("blob@x.io"))))
     #expect(
-      TicTacToeCommand("password a b", state: login) == .send(.login(.passwordChanged("a b"))))
+      TicTacToeCommand("password a b", state: login)
+        == .send(.login(.passwordChanged(Secret("a b")))))
     #expect(TicTacToeCommand("quit", state: login) == .exit)
     #expect(TicTacToeCommand("help", state: login) == .help)
     #expect(TicTacToeCommand("  ", state: login) == .nothing)
@@ -30,7 +32,7 @@ import UnidirectionalTestSupport
   @Test func twoFactorCommands() {
     #expect(
       TicTacToeCommand("code 4242", state: twoFactor)
-        == .send(.login(.twoFactor(.codeChanged("4242")))))
+        == .send(.login(.twoFactor(.codeChanged(Secret("4242"))))))
     #expect(
       TicTacToeCommand("submit", state: twoFactor) == .send(.login(.twoFactor(.submitButtonTapped)))
     )
@@ -128,7 +130,7 @@ import UnidirectionalTestSupport
     }
     #expect(
       TicTacToeCommand("code 123456", state: twoFactor)
-        == .send(.login(.twoFactor(.codeChanged("123456")))))
+        == .send(.login(.twoFactor(.codeChanged(Secret("123456"))))))
   }
 
   @Test func badMovesSayWhatIsWrong() {

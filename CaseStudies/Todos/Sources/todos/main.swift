@@ -62,9 +62,8 @@ do {
   exit(1)
 }
 
-let storage = TodoStorage.file(file)
 let store = withDependencies {
-  $0.todoStorage = storage
+  $0.todoStorage = .file(file)
 } operation: {
   Store(initialState: Todos.State(todos: todos)) { Todos() }
 }
@@ -116,15 +115,4 @@ await store.send(.exiting).finish()
 await store.waitForEffects()
 withExtendedLifetime(observers) {}
 if store.saveError != nil { exit(1) }
-// A save started by an action that an effect sent (the editor's `save`, sent from its effect)
-// belongs to no task awaited above, and may still be running on a busy machine: make sure the
-// file holds the final list. The storage saves one at a time, so this cannot interleave with it.
-if (try? file.load()) != store.state.todos {
-  do {
-    try await storage.save(store.state.todos)
-  } catch {
-    terminal.printError("\(error)")
-    exit(1)
-  }
-}
 exit(!terminal.isInteractive && refusedLines > 0 ? 1 : 0)
