@@ -209,6 +209,41 @@ final class TestSink: ActionLogSink {
     #expect(sink.flushes == 2)
   }
 
+  /// An action sent while the store is busy is queued: its acknowledgement waits for the store
+  /// to reduce it, then for its entry's flush.
+  @Test func aQueuedActionIsAcknowledgedOnceReducedAndDurable() async throws {
+    let sink = TestSink()
+    let log = DurableActionLog<Action>(sink: sink, program: "p", committer: ActionLogCommitter())
+    let holder = Locked<Store<Int, Action>?>(nil)
+    let durableCounts = Log<Int>()
+    let callback = Locked<(@Sendable () -> Void)?>(nil)
+    // After `.add(1)` is logged, an interceptor sends `.add(100)`: the store is busy, so it is
+    // queued, and its task is pending when `whenDurable` gets it.
+    let resend = StoreInterceptor<Int, Action>(didReduce: { action, _, _ in
+      guard action == .add(1), let store = holder.withLock({ $0 }) else { return }
+      let task = store.send(.add(100))
+      log.whenDurable(task) { error in
+        #expect(error == nil)
+        durableCounts.append(log.durableCount)
+        callback.withLock { $0 }?()
+      }
+    })
+    let store = Store(
+      initialState: 0, reducer: Self.feature, interceptors: [log.interceptor(), resend])
+    holder.withLock { $0 = store }
+    defer { holder.withLock { $0 = nil } }
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      callback.withLock { $0 = { continuation.resume() } }
+      store.send(.add(1))
+    }
+    #expect(store.state == 101)
+    // Both entries were durable when the callback ran.
+    #expect(durableCounts.values.count == 1)
+    #expect((durableCounts.values.first ?? 0) >= 2)
+    let read = try ActionLog<Action>(data: sink.written, program: "p")
+    #expect(read.entries.map(\.action) == [.add(1), .add(100)])
+  }
+
   @Test func aSinkFailureReachesEveryWaiterAndStopsTheLog() async throws {
     let sink = TestSink(holdingFlushes: true)
     let log = DurableActionLog<Action>(sink: sink, program: "p", committer: ActionLogCommitter())

@@ -205,4 +205,24 @@ import UnidirectionalTestSupport
     let text = try String(contentsOfFile: files.snapshot, encoding: .utf8)
     #expect(text.contains(#""sequence":20"#))
   }
+
+  @Test func aRequestedSnapshotIsTakenAfterTheNextAction() async throws {
+    let files = try Files()
+    defer { files.remove() }
+    let committer = ActionLogCommitter()
+    let log = try DurableActionLog<Action>(
+      path: files.log, program: "server", committer: committer)
+    let store = Store(
+      initialState: State(), reducer: Self.feature,
+      interceptors: [log.interceptor(snapshottingTo: files.snapshot, every: 1000)])
+    try await log.waitUntilDurable(store.send(.move(1)))
+    log.requestSnapshot()
+    try await log.waitUntilDurable(store.send(.move(2)))
+    // The snapshot is written in entry 2's round; entry 3's round comes after it.
+    try await log.waitUntilDurable(store.send(.move(3)))
+    let recovery = try recover(files, committer: committer)
+    #expect(recovery.snapshotSequence == 2)
+    #expect(recovery.replayedCount == 1)
+    #expect(recovery.state == store.state)
+  }
 }

@@ -31,7 +31,12 @@ import Foundation
 /// ``recover(path:snapshotPath:program:schemaVersion:redactsSecrets:initialState:reducer:committer:)``)
 /// reaches a state that includes it. It says nothing about the action's effects, which run
 /// whether or not the log keeps up, nor about actions reduced after it. If the sink fails, it
-/// throws that failure instead; the action may or may not be durable then.
+/// throws that failure instead; the action may or may not be durable then. Waiting cannot be
+/// cancelled: it ends with the next flush.
+///
+/// The log does not slow the store down: if the sink cannot keep up, lines wait in memory and
+/// acknowledgements come later. A server that acknowledges before replying gets its back
+/// pressure from its clients waiting.
 ///
 /// ## Failure
 ///
