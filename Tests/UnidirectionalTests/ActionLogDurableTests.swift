@@ -281,3 +281,42 @@ final class TestSink: ActionLogSink {
     }
   }
 }
+
+/// Flushing several sinks in one round, at the same time.
+@Suite struct ActionLogCommitterTests {
+  enum Action: Codable, Equatable, Sendable {
+    case add(Int)
+  }
+
+  /// Every sink's flush starts before any returns: they overlap. Proves the round flushes the
+  /// sinks at the same time, and that a failing sink fails only its own log.
+  @Test func aRoundFlushesItsSinksAtTheSameTime() async throws {
+    let committer = ActionLogCommitter(concurrentFlushes: 3)
+    let blocker = TestSink(holdingFlushes: true)
+    let blockerLog = DurableActionLog<Action>(sink: blocker, program: "p", committer: committer)
+    await blocker.waitForFlushStart(1)
+    // While the committer is blocked, three logs append their headers, and a fourth log's sink
+    // breaks. The three flushes are held until all three have started.
+    let sinks = (0..<3).map { _ in TestSink(holdingFlushes: true) }
+    let logs = sinks.map { DurableActionLog<Action>(sink: $0, program: "p", committer: committer) }
+    let broken = TestSink()
+    let error = ActionLogError(path: "broken", line: nil, reason: .fileError("broken"))
+    broken.fail(with: error)
+    let brokenLog = DurableActionLog<Action>(sink: broken, program: "p", committer: committer)
+    let brokenStore = Store(
+      initialState: 0, reducer: EmptyReducer<Int, Action>(),
+      interceptors: [brokenLog.interceptor()])
+    let brokenTask = brokenStore.send(.add(1))
+    blocker.stopHolding()
+    for sink in sinks { await sink.waitForFlushStart(1) }
+    for sink in sinks { sink.stopHolding() }
+    for log in logs {
+      let store = Store(
+        initialState: 0, reducer: EmptyReducer<Int, Action>(), interceptors: [log.interceptor()])
+      try await log.waitUntilDurable(store.send(.add(1)))
+      #expect(log.durableCount == 1)
+    }
+    await #expect(throws: error) { try await brokenLog.waitUntilDurable(brokenTask) }
+    try await blockerLog.waitUntilDurable()
+  }
+}
