@@ -250,9 +250,10 @@ public final class DurableActionLog<Action: Encodable & Sendable>: Sendable {
   ///
   /// - Parameters:
   ///   - task: What the store's `send` returned for the action.
-  ///   - body: Called once, on the committer's thread (or at once on the calling thread if the
-  ///     action is durable already), with `nil`, or with ``failure`` if the log failed first.
-  ///     Keep it short: hand the reply to your own I/O.
+  ///   - body: Called once, with `nil`, or with ``failure`` if the log failed first: on the
+  ///     committer's thread after the flush, or before this returns if the action is durable
+  ///     already (from a task of its own if the action was queued). Keep it short: hand the
+  ///     reply to your own I/O, as it delays the acknowledgements of the same round.
   public func whenDurable(
     _ task: StoreTask, _ body: @escaping @Sendable (ActionLogError?) -> Void
   ) {
