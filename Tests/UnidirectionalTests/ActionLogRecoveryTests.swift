@@ -50,11 +50,12 @@ import UnidirectionalTestSupport
 
   /// Plays `moves` on a live store logging to `files` with a snapshot every 10 entries, each
   /// acknowledged, and returns the live state.
-  func play(_ moves: some Sequence<Int>, files: Files, committer: ActionLogCommitter) async throws
-    -> State
-  {
+  func play(
+    _ moves: some Sequence<Int>, overwrite: Bool = false, files: Files,
+    committer: ActionLogCommitter
+  ) async throws -> State {
     let log = try DurableActionLog<Action>(
-      path: files.log, program: "server", committer: committer)
+      path: files.log, overwrite: overwrite, program: "server", committer: committer)
     let store = Store(
       initialState: State(), reducer: Self.feature,
       interceptors: [log.interceptor(snapshottingTo: files.snapshot, every: 10)])
@@ -224,5 +225,26 @@ import UnidirectionalTestSupport
     #expect(recovery.snapshotSequence == 2)
     #expect(recovery.replayedCount == 1)
     #expect(recovery.state == store.state)
+  }
+
+  @Test func anotherLogsSnapshotIsRefused() async throws {
+    let files = try Files()
+    defer { files.remove() }
+    let committer = ActionLogCommitter()
+    _ = try await play(1...20, files: files, committer: committer)
+    let extra = try DurableActionLog<Action>(
+      path: files.directory + "/other.jsonl", program: "server", committer: committer)
+    let other = Store(
+      initialState: State(), reducer: Self.feature, interceptors: [extra.interceptor()])
+    try await extra.waitUntilDurable(other.send(.move(0)))
+    // A new game in a new log at the same path, before its first snapshot: the old game's
+    // snapshot is still there.
+    let live = try await play(1...5, overwrite: true, files: files, committer: committer)
+    let error = try #require(throws: ActionLogError.self) {
+      try recover(files, committer: committer)
+    }
+    #expect(error.path == files.snapshot)
+    #expect(error.description.contains("the snapshot belongs to another log"))
+    #expect(try recover(files, committer: committer, snapshot: false).state == live)
   }
 }

@@ -94,7 +94,7 @@ public final class DurableActionLog<Action: Encodable & Sendable>: Sendable {
   ) {
     let header = ActionLogHeader(
       program: program, actionType: String(reflecting: Action.self),
-      schemaVersion: schemaVersion)
+      schemaVersion: schemaVersion, logID: UUID().uuidString)
     self.init(
       sink: sink, header: header, nextSequence: 1, length: 0, redactsSecrets: redactsSecrets,
       committer: committer)
