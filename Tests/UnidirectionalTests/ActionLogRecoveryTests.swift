@@ -247,4 +247,43 @@ import UnidirectionalTestSupport
     #expect(error.description.contains("the snapshot belongs to another log"))
     #expect(try recover(files, committer: committer, snapshot: false).state == live)
   }
+
+  enum LoginAction: Codable, Equatable, Sendable {
+    case password(Secret<String>)
+  }
+
+  /// A secret is redacted by default, and then cannot be recovered; a log made to recover
+  /// stores whose actions hold secrets keeps them.
+  @Test func secretsAreRecoveredOnlyFromALogThatKeepsThem() async throws {
+    let files = try Files()
+    defer { files.remove() }
+    let committer = ActionLogCommitter()
+    let login = Reduce<String, LoginAction> { state, action in
+      switch action {
+      case .password(let secret): state = secret.value
+      }
+      return .none
+    }
+    for redactsSecrets in [true, false] {
+      let log = try DurableActionLog<LoginAction>(
+        path: files.log, overwrite: true, program: "server", redactsSecrets: redactsSecrets,
+        committer: committer)
+      let store = Store(initialState: "", reducer: login, interceptors: [log.interceptor()])
+      try await log.waitUntilDurable(store.send(.password(Secret("hunter2"))))
+      let text = try String(contentsOfFile: files.log, encoding: .utf8)
+      #expect(text.contains("hunter2") == !redactsSecrets)
+      let recover = { () throws(ActionLogError) in
+        try DurableActionLog<LoginAction>.recover(
+          path: files.log, program: "server", redactsSecrets: redactsSecrets,
+          initialState: "", reducer: login, committer: committer)
+      }
+      if redactsSecrets {
+        #expect(
+          throws: ActionLogError(path: files.log, line: 2, reason: .redacted(["password"]))
+        ) { try recover() }
+      } else {
+        #expect(try recover().state == "hunter2")
+      }
+    }
+  }
 }
