@@ -4,10 +4,10 @@
 //   swift run todos
 //   printf 'add Buy milk\nadd Call Ann\ndone 1\n' | swift run todos --file /tmp/todos.json
 
-import CaseStudySupport
 import Foundation
 import TodosCore
 import Unidirectional
+import UnidirectionalTerminal
 
 let usage = """
   usage: todos [--file PATH]
@@ -31,12 +31,13 @@ let usage = """
   saved after every change, atomically: a crash never leaves a half-written file. A file that
   is not a valid list is reported and left untouched; the program then exits with status 1.
 
-  At a terminal it prompts for each command. From a pipe or a file it prints only the output,
-  and exits with status 1 if any line was refused (each refused line gets one error line), 0
-  otherwise. Colour is used at a terminal unless NO_COLOR is set.
+  At a terminal it prompts for each command; Ctrl-D (end of input) or 'quit' leaves, Ctrl-C
+  stops at once (status 130). From a pipe or a file it prints only the output, and exits with
+  status 1 if any line was refused (each refused line gets one error line), 0 otherwise. Colour
+  is used on each stream that is a terminal, unless NO_COLOR is set.
   """
 
-let terminal = TodosTerminal()
+let terminal = Terminal()
 let arguments: TodosArguments
 switch TodosArguments.parse(Array(CommandLine.arguments.dropFirst())) {
 case .success(let parsed):
@@ -72,11 +73,14 @@ if terminal.isInteractive {
 }
 
 // Output comes from observers, one per concern, never from the reducers. The undo window's
-// expiry is drawn from an effect's thread while this one waits for input: `TodosTerminal`
-// writes it at once.
+// expiry is drawn from an effect's thread while this one waits for input: `Terminal` writes it
+// at once.
 let observers = store.display(
   TodosDisplay.concerns, errors: TodosDisplay.errorConcerns, on: terminal)
 
+// Ctrl-C ends the program at once, with status 130. Saves are atomic: one cut short leaves the
+// file as the previous save wrote it.
+terminal.exitOnInterrupt()
 var refusedLines = 0
 loop: while true {
   terminal.prompt(TodosDisplay.prompt(on: store.screen))
@@ -92,7 +96,7 @@ loop: while true {
     // timing; deletes keep their undo timer running.
     if case .deleteTapped = action {} else { await task.finish() }
   case .show:
-    terminal.print(TodosDisplay.screen(of: store, terminal: terminal.styler))
+    terminal.print(TodosDisplay.screen(of: store, styler: terminal.outputStyler))
   case .help:
     terminal.print(TodosCommand.commandList(on: store.screen))
   case .quit:
