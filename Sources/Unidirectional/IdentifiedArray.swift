@@ -102,6 +102,8 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// Whether an element with this id is present.
   ///
   /// - Complexity: O(1) on average.
+  ///
+  /// - Parameter id: The id to look for.
   @inlinable
   public func contains(id: Element.ID) -> Bool {
     positions[id] != nil
@@ -110,6 +112,9 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// The position of the element with this id.
   ///
   /// - Complexity: O(1) on average.
+  ///
+  /// - Parameter id: The id to look for.
+  /// - Returns: The position, or `nil` if no element has this id.
   @inlinable
   public func index(id: Element.ID) -> Int? {
     positions[id]
@@ -126,6 +131,8 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// throwing, as it would for an `inout` variable.
   ///
   /// - Complexity: O(1) on average, except O(n) for a removal.
+  ///
+  /// - Parameter id: The element's id.
   @inlinable
   public subscript(id id: Element.ID) -> Element? {
     get {
@@ -231,6 +238,8 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// Removes the element with this id and returns it, or returns `nil` if there is none.
   ///
   /// - Complexity: O(n).
+  ///
+  /// - Parameter id: The id of the element to remove.
   @inlinable
   @discardableResult
   public mutating func remove(id: Element.ID) -> Element? {
@@ -264,6 +273,8 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// throws the array is left unchanged.
   ///
   /// - Complexity: O(n).
+  ///
+  /// - Parameter shouldBeRemoved: Returns `true` for the elements to remove.
   public mutating func removeAll(where shouldBeRemoved: (Element) throws -> Bool) rethrows {
     let isRemoved = try elements.map(shouldBeRemoved)
     let firstRemoved = isRemoved.firstIndex(of: true) ?? elements.count
@@ -307,6 +318,10 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// failure naming it, and nothing moves.
   ///
   /// - Complexity: O(n).
+  ///
+  /// - Parameters:
+  ///   - source: The positions of the elements to move.
+  ///   - destination: Where they go, as a position in the array before the move.
   public mutating func move(fromOffsets source: [Int], toOffset destination: Int) {
     let count = elements.count
     precondition(
@@ -343,6 +358,10 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// nothing); any other is a precondition failure naming it.
   ///
   /// - Complexity: O(1) on average.
+  ///
+  /// - Parameters:
+  ///   - i: The position of the first element.
+  ///   - j: The position of the second element.
   public mutating func swapAt(_ i: Int, _ j: Int) {
     precondition(
       i >= 0 && i < elements.count,
@@ -364,6 +383,8 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// an unspecified order, as `Array`'s are, but lookups by id still find them.
   ///
   /// - Complexity: O(n log n).
+  ///
+  /// - Parameter areInIncreasingOrder: Returns `true` if its first argument goes before its second.
   public mutating func sort(by areInIncreasingOrder: (Element, Element) throws -> Bool) rethrows {
     defer {
       reindex(from: 0)
@@ -396,6 +417,8 @@ extension IdentifiedArray: RandomAccessCollection {
   /// naming both ids. A position outside `0..<count` is a precondition failure naming it.
   ///
   /// - Complexity: O(1).
+  ///
+  /// - Parameter position: A position from `0` to `count - 1`.
   @inlinable
   public subscript(position: Int) -> Element {
     get {
@@ -421,6 +444,8 @@ extension IdentifiedArray: RandomAccessCollection {
 
 extension IdentifiedArray: ExpressibleByArrayLiteral {
   /// Creates an array from a literal; ids must be unique.
+  ///
+  /// - Parameter elements: The elements, in order, each with its own id.
   public init(arrayLiteral elements: Element...) {
     self.init(uniqueElements: elements)
   }
@@ -428,6 +453,10 @@ extension IdentifiedArray: ExpressibleByArrayLiteral {
 
 extension IdentifiedArray: Equatable where Element: Equatable {
   /// Arrays are equal when they have equal elements in the same order.
+  ///
+  /// - Parameters:
+  ///   - lhs: A array.
+  ///   - rhs: Another array.
   @inlinable
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.elements == rhs.elements
@@ -436,6 +465,8 @@ extension IdentifiedArray: Equatable where Element: Equatable {
 
 extension IdentifiedArray: Hashable where Element: Hashable {
   /// Hashes the elements in order.
+  ///
+  /// - Parameter hasher: The hasher to feed.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(elements)
   }
@@ -445,6 +476,8 @@ extension IdentifiedArray: Sendable where Element: Sendable, Element.ID: Sendabl
 
 extension IdentifiedArray: Encodable where Element: Encodable {
   /// Encodes the elements as an unkeyed container (a JSON array), in order.
+  ///
+  /// - Parameter encoder: The encoder to write to.
   public func encode(to encoder: any Encoder) throws {
     try elements.encode(to: encoder)
   }
@@ -454,6 +487,8 @@ extension IdentifiedArray: Decodable where Element: Decodable {
   /// Decodes an array of elements.
   ///
   /// - Throws: `DecodingError.dataCorrupted` naming the id if two elements share an id.
+  ///
+  /// - Parameter decoder: The decoder to read from.
   public init(from decoder: any Decoder) throws {
     let elements = try [Element](from: decoder)
     self.init()

@@ -46,6 +46,8 @@ private enum EntryCoding {
 
 extension ActionLogEntry: Encodable where Action: Encodable {
   /// Writes the entry as an object with `sequence`, `timestamp` and `action`.
+  ///
+  /// - Parameter encoder: The encoder to write to.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: EntryCoding.Keys.self)
     try container.encode(sequence, forKey: .sequence)
@@ -56,6 +58,8 @@ extension ActionLogEntry: Encodable where Action: Encodable {
 
 extension ActionLogEntry: Decodable where Action: Decodable {
   /// Reads an entry written by ``encode(to:)``.
+  ///
+  /// - Parameter decoder: The decoder to read from.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: EntryCoding.Keys.self)
     let text = try container.decode(String.self, forKey: .timestamp)
