@@ -149,15 +149,6 @@ extension EffectsArticle {
       await clock.advance(by: .seconds(1))
       #expect(searched.values.isEmpty)
       #expect(store.results.isEmpty)
-
-      // Debounced: of two quick queries, only the last is searched.
-      store.send(.queryChanged("abc"))
-      await clock.advance(by: .milliseconds(100))
-      let last = store.send(.queryChanged("abcd"))
-      await clock.advance(by: .milliseconds(300))
-      await last.finish()
-      #expect(searched.values == ["abcd"])
-      #expect(store.results == ["abcd"])
     }
 
     @Test func aThrownErrorGoesToTheCatchHandler() async {
