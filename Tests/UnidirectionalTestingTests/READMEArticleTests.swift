@@ -179,7 +179,11 @@ extension READMESnippets {
     }
 
     @Test func theAppRoutesToItsChildren() {
-      let store = Store(initialState: App.State(rows: [Row.State(id: 1), Row.State(id: 2)])) {
+      let issues = Output()
+      let store = Store(
+        initialState: App.State(rows: [Row.State(id: 1), Row.State(id: 2)]),
+        onIssue: { issue in issues.lines.withLock { $0.append(issue.description) } }
+      ) {
         App()
       }
       store.send(.login(.emailChanged("blob@example.com")))
@@ -189,6 +193,7 @@ extension READMESnippets {
       store.send(.rows(.element(id: 2, action: .toggle)))
       #expect(store.login.email == "blob@example.com")
       #expect(store.detail?.count == 1)
+      #expect(issues.lines.withLock { $0.count } == 1)
       #expect(store.rows.elementsArray.map(\.isDone) == [false, true])
 
       let login = store.scope(state: \.login, action: App.Action.login)
