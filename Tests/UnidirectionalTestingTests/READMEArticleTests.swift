@@ -181,11 +181,8 @@ extension READMESnippets {
     @Test func theAppRoutesToItsChildren() {
       let issues = Output()
       let store = Store(
-        initialState: App.State(rows: [Row.State(id: 1), Row.State(id: 2)]),
-        onIssue: { issue in issues.lines.withLock { $0.append(issue.description) } }
-      ) {
-        App()
-      }
+        initialState: App.State(rows: [Row.State(id: 1), Row.State(id: 2)]), reducer: App(),
+        onIssue: { issue in issues.lines.withLock { $0.append(issue.description) } })
       store.send(.login(.emailChanged("blob@example.com")))
       store.send(.detail(.increment))  // no detail yet: ignored, and reported
       store.send(.detailTapped)
