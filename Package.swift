@@ -6,6 +6,7 @@ let package = Package(
   products: [
     .library(name: "Unidirectional", targets: ["Unidirectional"]),
     .library(name: "UnidirectionalTesting", targets: ["UnidirectionalTesting"]),
+    .library(name: "UnidirectionalTerminal", targets: ["UnidirectionalTerminal"]),
     .executable(name: "counter", targets: ["counter"]),
     .executable(name: "tictactoe", targets: ["tictactoe"]),
     .executable(name: "todos", targets: ["todos"]),
@@ -22,6 +23,12 @@ let package = Package(
       name: "UnidirectionalTests",
       dependencies: ["Unidirectional", "UnidirectionalTestSupport"]
     ),
+    // Terminal programs: a REPL bound to a store, colour per stream, action-log options.
+    .target(name: "UnidirectionalTerminal", dependencies: ["Unidirectional"]),
+    .testTarget(
+      name: "UnidirectionalTerminalTests",
+      dependencies: ["UnidirectionalTerminal", "UnidirectionalTestSupport"]
+    ),
     // Helpers shared by the test targets (logs, gates); not a product.
     .target(
       name: "UnidirectionalTestSupport",
@@ -29,61 +36,69 @@ let package = Package(
       path: "Tests/UnidirectionalTestSupport"
     ),
 
-    // Shared by the case studies: the terminal (prompts, colour, errors) and input parsing.
+    // Shared by the case studies: small input helpers (the terminal is UnidirectionalTerminal).
     .target(
       name: "CaseStudySupport",
-      dependencies: ["Unidirectional"],
+      dependencies: ["UnidirectionalTerminal"],
       path: "CaseStudies/Shared/Sources/CaseStudySupport"
     ),
 
     // Case study: Counter.
     .target(
       name: "CounterCore",
-      dependencies: ["Unidirectional", "CaseStudySupport"],
+      dependencies: ["Unidirectional", "UnidirectionalTerminal", "CaseStudySupport"],
       path: "CaseStudies/Counter/Sources/CounterCore"
     ),
     .executableTarget(
       name: "counter",
-      dependencies: ["CounterCore", "CaseStudySupport"],
+      dependencies: ["CounterCore", "UnidirectionalTerminal", "CaseStudySupport"],
       path: "CaseStudies/Counter/Sources/counter"
     ),
     .testTarget(
       name: "CounterCoreTests",
-      dependencies: ["CounterCore", "UnidirectionalTesting", "UnidirectionalTestSupport"],
+      dependencies: [
+        "CounterCore", "UnidirectionalTerminal", "UnidirectionalTesting",
+        "UnidirectionalTestSupport",
+      ],
       path: "CaseStudies/Counter/Tests/CounterCoreTests"
     ),
 
     // Case study: TicTacToe.
     .target(
       name: "TicTacToeCore",
-      dependencies: ["Unidirectional", "CaseStudySupport"],
+      dependencies: ["Unidirectional", "UnidirectionalTerminal", "CaseStudySupport"],
       path: "CaseStudies/TicTacToe/Sources/TicTacToeCore"
     ),
     .executableTarget(
       name: "tictactoe",
-      dependencies: ["TicTacToeCore", "CaseStudySupport"],
+      dependencies: ["TicTacToeCore", "UnidirectionalTerminal", "CaseStudySupport"],
       path: "CaseStudies/TicTacToe/Sources/tictactoe"
     ),
     .testTarget(
       name: "TicTacToeCoreTests",
-      dependencies: ["TicTacToeCore", "UnidirectionalTesting", "UnidirectionalTestSupport"],
+      dependencies: [
+        "TicTacToeCore", "UnidirectionalTerminal", "UnidirectionalTesting",
+        "UnidirectionalTestSupport",
+      ],
       path: "CaseStudies/TicTacToe/Tests/TicTacToeCoreTests"
     ),
 
     // Case study: Todos.
     .target(
       name: "TodosCore",
-      dependencies: ["Unidirectional", "CaseStudySupport"],
+      dependencies: ["Unidirectional", "UnidirectionalTerminal", "CaseStudySupport"],
       path: "CaseStudies/Todos/Sources/TodosCore"
     ),
     .executableTarget(
       name: "todos",
-      dependencies: ["TodosCore", "CaseStudySupport"],
+      dependencies: ["TodosCore", "UnidirectionalTerminal", "CaseStudySupport"],
       path: "CaseStudies/Todos/Sources/todos"
     ),
     .testTarget(
       name: "TodosCoreTests",
-      dependencies: ["TodosCore", "UnidirectionalTesting", "UnidirectionalTestSupport"],
+      dependencies: [
+        "TodosCore", "UnidirectionalTerminal", "UnidirectionalTesting", "UnidirectionalTestSupport",
+      ],
       path: "CaseStudies/Todos/Tests/TodosCoreTests"
     ),
 

@@ -1,3 +1,6 @@
+// Over 300 lines on purpose: the program generator, the model of the order a store reduces
+// a program's actions in, and the reducer that runs programs must change together.
+
 import Unidirectional
 
 // Random effect programs for differential tests of stores, a model of the order a production

@@ -1,3 +1,6 @@
+// Over 300 lines on purpose: one test per failure message of the test store, with the exact
+// text each one prints.
+
 import Testing
 import Unidirectional
 import UnidirectionalTesting

@@ -1,3 +1,6 @@
+// Over 300 lines on purpose: the generated programs, the production store's run of them and
+// the test store's must be read side by side.
+
 import Foundation
 import Testing
 import Unidirectional

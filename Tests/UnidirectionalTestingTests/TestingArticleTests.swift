@@ -1,3 +1,6 @@
+// Over 300 lines on purpose: the code of the article "Testing", in the article's order, so the
+// snippet check can find each block.
+
 import Testing
 import Unidirectional
 import UnidirectionalTesting

@@ -3,16 +3,25 @@ import Foundation
 /// An action log read back from a file written by ``ActionLogRecorder``, ready to replay.
 ///
 /// ```swift
-/// let log = try ActionLog<Counter.Action>(path: "session.jsonl")
+/// let log = try ActionLog<Counter.Action>(path: "session.jsonl", program: "counter")
 /// let store = Store(initialState: Counter.State()) { Counter().ignoringEffects() }
 /// log.replay(into: store)
 /// if let error = log.error { print("stopped early: \(error)") }
 /// ```
 ///
-/// Reading never fails on a bad line: it keeps every entry up to the first line that is blank,
-/// not a valid entry, cut off, or out of sequence, and describes that line in ``error``. A
-/// replay then reaches the state right after the last good action.
+/// Reading first checks the log's ``ActionLogHeader``: a log from another program, of another
+/// action type or with a newer schema version is refused with an error naming both sides.
+/// Logs written before headers existed (their first line is an entry) are still read, without
+/// that check.
+///
+/// Reading never fails on a bad entry: it keeps every entry up to the first line that is blank,
+/// not a valid entry, cut off, out of sequence, or recorded with a ``Secret`` redacted, and
+/// describes that line in ``error``. A replay then reaches the state right after the last good
+/// action. Line numbers count the file's lines, header included.
 public struct ActionLog<Action: Decodable & Sendable>: Sendable {
+  /// The log's header, or `nil` for a log written before headers existed.
+  public let header: ActionLogHeader?
+
   /// The entries read, in order, up to the first bad line.
   public let entries: [ActionLogEntry<Action>]
 
@@ -21,17 +30,28 @@ public struct ActionLog<Action: Decodable & Sendable>: Sendable {
 
   /// Reads the log at `path`.
   ///
-  /// - Parameter path: A file written by ``ActionLogRecorder``.
-  /// - Throws: ``ActionLogError`` with ``ActionLogError/Reason/fileError(_:)`` only if the file
-  ///   cannot be read at all. Bad lines do not throw: see ``error``.
-  public init(path: String) throws(ActionLogError) {
+  /// - Parameters:
+  ///   - path: A file written by ``ActionLogRecorder``.
+  ///   - program: The reading program's name, which must be the one in the header.
+  ///   - schemaVersion: The newest version of the actions' encoding this program decodes.
+  /// - Throws: ``ActionLogError`` if the file cannot be read
+  ///   (``ActionLogError/Reason/fileError(_:)``) or its header does not match
+  ///   (``ActionLogError/Reason/otherProgram(recorded:reading:)``,
+  ///   ``ActionLogError/Reason/otherActionType(recorded:reading:)``,
+  ///   ``ActionLogError/Reason/newerSchema(recorded:supported:)``,
+  ///   ``ActionLogError/Reason/newerFormat(_:)``, or
+  ///   ``ActionLogError/Reason/invalidEntry(_:)`` for a malformed header). Bad entries do not
+  ///   throw: see ``error``.
+  public init(
+    path: String, program: String = ActionLogHeader.currentProgram, schemaVersion: Int = 1
+  ) throws(ActionLogError) {
     guard let data = FileManager.default.contents(atPath: path) else {
       let reason =
         FileManager.default.fileExists(atPath: path)
         ? "the file cannot be read" : "no such file"
       throw ActionLogError(path: path, line: nil, reason: .fileError(reason))
     }
-    self.init(data: data, path: path)
+    try self.init(data: data, path: path, program: program, schemaVersion: schemaVersion)
   }
 
   /// Reads a log from the bytes of a file.
@@ -39,15 +59,26 @@ public struct ActionLog<Action: Decodable & Sendable>: Sendable {
   /// - Parameters:
   ///   - data: The file's contents: JSON lines.
   ///   - path: The name errors use for the file.
-  public init(data: Data, path: String = "action log") {
+  ///   - program: The reading program's name, which must be the one in the header.
+  ///   - schemaVersion: The newest version of the actions' encoding this program decodes.
+  /// - Throws: ``ActionLogError`` if the header does not match, as
+  ///   ``init(path:program:schemaVersion:)`` does.
+  public init(
+    data: Data, path: String = "action log",
+    program: String = ActionLogHeader.currentProgram, schemaVersion: Int = 1
+  ) throws(ActionLogError) {
+    let decoder = JSONDecoder()
+    var lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)[...]
+    let endsWithNewline = data.last == 0x0A
+    let header = try ActionLogHeader.read(
+      from: lines.first ?? Data(), path: path, program: program,
+      actionType: String(reflecting: Action.self), schemaVersion: schemaVersion)
+    if header != nil { lines = lines.dropFirst() }
     var entries: [ActionLogEntry<Action>] = []
     var error: ActionLogError?
-    let decoder = JSONDecoder()
-    let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
-    let endsWithNewline = data.last == 0x0A
-    for (index, line) in lines.enumerated() {
+    reading: for (index, line) in zip(lines.indices, lines) {
       let number = index + 1
-      let isLast = index == lines.count - 1
+      let isLast = index == lines.endIndex - 1
       if line.isEmpty {
         // The empty piece after the final newline is the end of the file, not a line.
         if isLast { break }
@@ -55,14 +86,11 @@ public struct ActionLog<Action: Decodable & Sendable>: Sendable {
         break
       }
       let entry: ActionLogEntry<Action>
-      do {
-        entry = try decoder.decode(ActionLogEntry<Action>.self, from: Data(line))
-      } catch let decodingError {
-        let message = Self.summary(of: decodingError)
-        let reason: ActionLogError.Reason =
-          isLast && !endsWithNewline ? .truncated(message) : .invalidEntry(message)
+      switch Self.decodeEntry(Data(line), isTorn: isLast && !endsWithNewline, decoder: decoder) {
+      case .entry(let decoded): entry = decoded
+      case .bad(let reason):
         error = ActionLogError(path: path, line: number, reason: reason)
-        break
+        break reading
       }
       let expected = entries.count + 1
       guard entry.sequence == expected else {
@@ -72,6 +100,7 @@ public struct ActionLog<Action: Decodable & Sendable>: Sendable {
       }
       entries.append(entry)
     }
+    self.header = header
     self.entries = entries
     self.error = error
   }
@@ -84,25 +113,41 @@ public struct ActionLog<Action: Decodable & Sendable>: Sendable {
   /// reducer itself is deterministic: it reads no clock, random number or other dependency
   /// outside its effects).
   ///
+  /// It stops where reading stopped (see ``error``); in particular before the first action
+  /// recorded with a ``Secret`` redacted, which cannot be rebuilt, and which every later action
+  /// may depend on.
+  ///
   /// - Parameter store: A fresh store, with the initial state the recorded store had.
   public func replay<State>(into store: Store<State, Action>) {
     for entry in entries { store.send(entry.action) }
   }
+}
 
-  /// A one-line account of a decoding error, without the coding path noise.
-  private static func summary(of error: any Error) -> String {
-    guard let error = error as? DecodingError else { return "\(error)" }
-    let describe = { (context: DecodingError.Context) -> String in
-      let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-      return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
-    }
-    switch error {
-    case .dataCorrupted(let context): return describe(context)
-    case .keyNotFound(let key, let context):
-      let path = (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
-      return "missing '\(path)'"
-    case .typeMismatch(_, let context), .valueNotFound(_, let context): return describe(context)
-    @unknown default: return "\(error)"
+extension ActionLog {
+  /// The entry on `line`, or why it is not one: `.redacted`, `.truncated` for a line that is
+  /// not whole (`isTorn`), `.invalidEntry`.
+  static func decodeEntry(
+    _ line: Data, isTorn: Bool, decoder: JSONDecoder
+  ) -> DecodedLine {
+    do {
+      return .entry(try decoder.decode(ActionLogEntry<Action>.self, from: line))
+    } catch {
+      if let redaction = try? decoder.decode(RedactionProbe.self, from: line) {
+        return .bad(.redacted(redaction.redacted))
+      }
+      let message = ActionLogError.summary(of: error)
+      return .bad(isTorn ? .truncated(message) : .invalidEntry(message))
     }
   }
+
+  /// A line read: an entry, or why it is not one.
+  enum DecodedLine {
+    case entry(ActionLogEntry<Action>)
+    case bad(ActionLogError.Reason)
+  }
+}
+
+/// The `redacted` key of an entry whose action holds redacted secrets.
+private struct RedactionProbe: Decodable {
+  let redacted: [String]
 }

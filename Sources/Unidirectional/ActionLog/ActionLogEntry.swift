@@ -7,6 +7,13 @@ import Foundation
 /// ```json
 /// {"action":{"increment":{}},"sequence":1,"timestamp":"2026-11-21T14:03:07.412Z"}
 /// ```
+///
+/// An action holding a ``Secret`` is written with the secret replaced by `"<redacted>"` and a
+/// `redacted` key listing where, so that readers know the action cannot be rebuilt:
+///
+/// ```json
+/// {"action":{"login":{"_0":{"passwordChanged":{"_0":"<redacted>"}}}},"redacted":["login.passwordChanged"],"sequence":4,"timestamp":"2026-11-21T14:03:09.020Z"}
+/// ```
 public struct ActionLogEntry<Action> {
   /// The entry's position in the log: 1 for the first action the store reduced, then 2, 3, …
   public let sequence: Int
@@ -36,7 +43,7 @@ extension ActionLogEntry: Equatable where Action: Equatable {}
 /// The keys and the timestamp format of an entry's JSON.
 private enum EntryCoding {
   enum Keys: String, CodingKey {
-    case sequence, timestamp, action
+    case sequence, timestamp, action, redacted
   }
 
   static var timestampStyle: Date.ISO8601FormatStyle {
@@ -46,22 +53,32 @@ private enum EntryCoding {
 
 extension ActionLogEntry: Encodable where Action: Encodable {
   /// Writes the entry as an object with `sequence`, `timestamp` and `action`.
-  ///
-  /// - Parameter encoder: The encoder to write to.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: EntryCoding.Keys.self)
     try container.encode(sequence, forKey: .sequence)
     try container.encode(EntryCoding.timestampStyle.format(timestamp), forKey: .timestamp)
     try container.encode(action, forKey: .action)
+    // The recorder's encoder carries a redaction collector: list the secrets just replaced.
+    if let redaction = encoder.userInfo[ActionLogRedaction.key] as? ActionLogRedaction {
+      if redaction.take() > 0 {
+        try container.encode(ActionLogRedaction.paths(in: action), forKey: .redacted)
+      }
+    }
   }
 }
 
 extension ActionLogEntry: Decodable where Action: Decodable {
   /// Reads an entry written by ``encode(to:)``.
   ///
-  /// - Parameter decoder: The decoder to read from.
+  /// - Throws: `DecodingError` if the line is not an entry, or if its action was recorded with
+  ///   a ``Secret`` redacted: such an action cannot be rebuilt.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: EntryCoding.Keys.self)
+    if let paths = try container.decodeIfPresent([String].self, forKey: .redacted) {
+      throw DecodingError.dataCorruptedError(
+        forKey: .redacted, in: container,
+        debugDescription: RedactedEntry(paths: paths).description)
+    }
     let text = try container.decode(String.self, forKey: .timestamp)
     guard let timestamp = try? EntryCoding.timestampStyle.parse(text) else {
       throw DecodingError.dataCorruptedError(
@@ -72,5 +89,14 @@ extension ActionLogEntry: Decodable where Action: Decodable {
       sequence: try container.decode(Int.self, forKey: .sequence),
       timestamp: timestamp,
       action: try container.decode(Action.self, forKey: .action))
+  }
+}
+
+/// Why an entry was not decoded: it holds redacted secrets, at these paths of its action.
+struct RedactedEntry: CustomStringConvertible {
+  let paths: [String]
+
+  var description: String {
+    "the action was recorded with secrets redacted (at \(paths.joined(separator: ", ")))"
   }
 }

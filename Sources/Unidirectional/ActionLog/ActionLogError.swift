@@ -15,6 +15,21 @@ public struct ActionLogError: Error, Equatable, Sendable, CustomStringConvertibl
     /// The line's sequence number is not the one after the previous line's: lines are missing
     /// or out of order.
     case sequenceGap(expected: Int, found: Int)
+    /// The recorder was asked to create a log where a file already exists, without
+    /// `overwrite: true`.
+    case fileExists
+    /// The log was recorded by another program than the one reading it.
+    case otherProgram(recorded: String, reading: String)
+    /// The log holds another action type than the one the reader decodes.
+    case otherActionType(recorded: String, reading: String)
+    /// The log was recorded with a newer version of the actions' encoding than the reader
+    /// supports.
+    case newerSchema(recorded: Int, supported: Int)
+    /// The log's layout is a newer one than this library reads.
+    case newerFormat(Int)
+    /// The action on this line holds secrets (see ``Secret``) that were redacted when it was
+    /// recorded, so it cannot be replayed: the paths say where in the action they were.
+    case redacted([String])
   }
 
   /// The file concerned.
@@ -53,6 +68,44 @@ public struct ActionLogError: Error, Equatable, Sendable, CustomStringConvertibl
     case .sequenceGap(let expected, let found):
       return "\(place): sequence number \(found) where \(expected) was expected "
         + "(lines are missing or out of order)"
+    case .fileExists:
+      return "\(place): the file already exists; not overwriting it (to replace it, record "
+        + "with overwrite: true, which programs offer as --force)"
+    case .otherProgram(let recorded, let reading):
+      return "\(place): the log was recorded by '\(recorded)', not by '\(reading)': "
+        + "replay it with '\(recorded)'"
+    case .otherActionType(let recorded, let reading):
+      return "\(place): the log holds actions of type \(recorded), not \(reading)"
+    case .newerSchema(let recorded, let supported):
+      return "\(place): the log was recorded with schema version \(recorded) of its actions; "
+        + "this program reads versions up to \(supported)"
+    case .newerFormat(let format):
+      return "\(place): the log's format version \(format) is newer than this library reads "
+        + "(up to \(ActionLogHeader.currentFormat))"
+    case .redacted(let paths):
+      let secrets = paths.map { $0.isEmpty ? "the whole action" : $0 }
+      return "\(place): cannot replay this action: its secret "
+        + "(\(secrets.joined(separator: ", "))) was redacted when it was recorded; "
+        + "the replay stops before it"
+    }
+  }
+}
+
+extension ActionLogError {
+  /// A one-line account of a decoding error, without the coding path noise.
+  static func summary(of error: any Error) -> String {
+    guard let error = error as? DecodingError else { return "\(error)" }
+    let describe = { (context: DecodingError.Context) -> String in
+      let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+      return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+    }
+    switch error {
+    case .dataCorrupted(let context): return describe(context)
+    case .keyNotFound(let key, let context):
+      let path = (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
+      return "missing '\(path)'"
+    case .typeMismatch(_, let context), .valueNotFound(_, let context): return describe(context)
+    @unknown default: return "\(error)"
     }
   }
 }

@@ -12,15 +12,20 @@ import Foundation
 /// ``ActionLog``.
 ///
 /// ```swift
-/// let recorder = try ActionLogRecorder<Counter.Action>(path: "session.jsonl")
+/// let recorder = try ActionLogRecorder<Counter.Action>(path: "session.jsonl", program: "counter")
 /// let store = Store(
 ///   initialState: Counter.State(), reducer: Counter(), interceptors: [recorder.interceptor()])
 /// ```
 ///
-/// Each action becomes one line (see ``ActionLogEntry``), written with one `write` call as soon
-/// as the action is reduced, so the log survives a crash of the process up to the last action.
-/// The log holds every action the store reduces, in order, including those its effects fed
-/// back: replaying it needs no effects.
+/// The file starts with an ``ActionLogHeader`` line (program, action type, schema version).
+/// Then each action becomes one line (see ``ActionLogEntry``), written with one `write` call as
+/// soon as the action is reduced, so the log survives a crash of the process up to the last
+/// action. The log holds every action the store reduces, in order, including those its effects
+/// fed back: replaying it needs no effects.
+///
+/// Logs may hold personal data, so the file is readable by its owner only (mode 0600), an
+/// existing file is replaced only when asked (`overwrite: true`), and payloads wrapped in
+/// ``Secret`` are written redacted.
 ///
 /// If writing fails (a full disk, say), recording stops: ``failure`` says why, and one line is
 /// printed to standard error. The store carries on.
@@ -32,6 +37,7 @@ public final class ActionLogRecorder<Action: Encodable & Sendable>: Sendable {
     var nextSequence = 1
     var failure: ActionLogError?
     let encoder: JSONEncoder
+    let redaction: ActionLogRedaction
   }
 
   private let storage: Locked<Storage>
@@ -39,21 +45,50 @@ public final class ActionLogRecorder<Action: Encodable & Sendable>: Sendable {
   /// The file the log is written to.
   public let path: String
 
-  /// Creates the file at `path` (emptying it if it exists) and records into it.
+  /// The header written on the log's first line.
+  public let header: ActionLogHeader
+
+  /// Creates the log file at `path`, readable and writable by its owner only, and writes its
+  /// header.
   ///
-  /// - Parameter path: Where to write the log.
-  /// - Throws: ``ActionLogError`` with ``ActionLogError/Reason/fileError(_:)`` if the file
-  ///   cannot be created.
-  public init(path: String) throws(ActionLogError) {
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else {
-      throw ActionLogError(
-        path: path, line: nil, reason: .fileError(String(cString: strerror(errno))))
-    }
+  /// - Parameters:
+  ///   - path: Where to write the log.
+  ///   - program: The recording program's name, which ``ActionLog`` checks on replay. Defaults
+  ///     to the executable's file name.
+  ///   - schemaVersion: The version of the actions' encoding, from 1 (see
+  ///     ``ActionLogHeader/schemaVersion``).
+  ///   - overwrite: Whether to replace a file already at `path` (emptied, and set to mode 0600).
+  ///     `false` by default: an existing file is left untouched.
+  /// - Throws: ``ActionLogError`` with ``ActionLogError/Reason/fileExists`` if a file exists at
+  ///   `path` and `overwrite` is `false`, or ``ActionLogError/Reason/fileError(_:)`` if the file
+  ///   cannot be created or its header written.
+  public init(
+    path: String, program: String = ActionLogHeader.currentProgram, schemaVersion: Int = 1,
+    overwrite: Bool = false
+  ) throws(ActionLogError) {
+    let header = ActionLogHeader(
+      program: program, actionType: String(reflecting: Action.self),
+      schemaVersion: schemaVersion)
+    let descriptor = try LogFile.create(path: path, overwrite: overwrite)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let redaction = ActionLogRedaction()
+    encoder.userInfo[ActionLogRedaction.key] = redaction
+    do {
+      var line = try encoder.encode(header)
+      line.append(0x0A)
+      if let message = LogFile.writeAll(line, to: descriptor) {
+        throw ActionLogError(path: path, line: 1, reason: .fileError(message))
+      }
+    } catch {
+      close(descriptor)
+      throw (error as? ActionLogError)
+        ?? ActionLogError(path: path, line: 1, reason: .fileError("\(error)"))
+    }
     self.path = path
-    self.storage = Locked(Storage(descriptor: descriptor, encoder: encoder))
+    self.header = header
+    self.storage = Locked(
+      Storage(descriptor: descriptor, encoder: encoder, redaction: redaction))
   }
 
   deinit {
@@ -79,18 +114,21 @@ public final class ActionLogRecorder<Action: Encodable & Sendable>: Sendable {
       guard storage.failure == nil else { return nil }
       let entry = ActionLogEntry(
         sequence: storage.nextSequence, timestamp: Date(), action: action)
+      // The entry's line: the header is line 1.
+      let lineNumber = entry.sequence + 1
       do {
+        _ = storage.redaction.take()  // Nothing left over from a failed encoding.
         var line = try storage.encoder.encode(entry)
         line.append(0x0A)
-        if let message = Self.writeAll(line, to: storage.descriptor) {
+        if let message = LogFile.writeAll(line, to: storage.descriptor) {
           storage.failure = ActionLogError(
-            path: path, line: entry.sequence, reason: .fileError(message))
+            path: path, line: lineNumber, reason: .fileError(message))
         } else {
           storage.nextSequence += 1
         }
       } catch {
         storage.failure = ActionLogError(
-          path: path, line: entry.sequence,
+          path: path, line: lineNumber,
           reason: .invalidEntry("the action could not be encoded: \(error)"))
       }
       return storage.failure
@@ -108,21 +146,5 @@ public final class ActionLogRecorder<Action: Encodable & Sendable>: Sendable {
   /// Why recording stopped, or `nil` while it goes on.
   public var failure: ActionLogError? {
     storage.withLock { $0.failure }
-  }
-
-  /// Writes all of `data`, retrying partial writes; returns an error message on failure.
-  private static func writeAll(_ data: Data, to descriptor: Int32) -> String? {
-    data.withUnsafeBytes { buffer -> String? in
-      var offset = 0
-      while offset < buffer.count {
-        let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-        if written < 0 {
-          if errno == EINTR { continue }
-          return String(cString: strerror(errno))
-        }
-        offset += written
-      }
-      return nil
-    }
   }
 }

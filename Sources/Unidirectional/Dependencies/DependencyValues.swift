@@ -38,6 +38,14 @@ public struct DependencyValues: Sendable {
     let line = Array((message + "\n").utf8)
     _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
   }
+  {
+    // Not a key, so `overrides` does not see it: without this, a store would take dependencies
+    // that differ only here for the defaults, and not bind them around its effects.
+    didSet { reportsIssuesElsewhere = true }
+  }
+
+  /// Whether ``reportIssue`` was replaced.
+  private var reportsIssuesElsewhere = false
 
   private var overrides: [ObjectIdentifier: any Sendable] = [:]
 
@@ -48,7 +56,7 @@ public struct DependencyValues: Sendable {
   /// values around their work.
   @usableFromInline
   var isDefault: Bool {
-    overrides.isEmpty && context == .live
+    overrides.isEmpty && context == .live && !reportsIssuesElsewhere
   }
 
   /// The value for a key: its override, or its live or test value by ``context``.

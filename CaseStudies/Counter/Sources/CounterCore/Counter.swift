@@ -29,6 +29,7 @@ public struct Counter: Reducer {
   /// What the user and the effects can do.
   public enum Action: Codable, Equatable, Sendable {
     /// Adds one; cancels a pending return to zero once the count is back at zero or above.
+    /// Like every change of the count, it cancels a fact request in flight.
     case increment
     /// Subtracts one; below zero, starts a one-second delayed increment back toward zero.
     case decrement
@@ -68,21 +69,26 @@ public struct Counter: Reducer {
     case .increment:
       if state.count < .max { state.count += 1 }
       state.fact = nil
-      return state.count >= 0 ? .cancel(id: CancelID.decrementDelay) : .none
+      return .merge(
+        Self.countChanged(&state),
+        state.count >= 0 ? .cancel(id: CancelID.decrementDelay) : .none)
 
     case .decrement:
       if state.count > .min { state.count -= 1 }
       state.fact = nil
-      guard state.count < 0 else { return .none }
-      return .run { [clock] send in
-        try await clock.sleep(for: .seconds(1))
-        await send(.decrementDelayFinished)
-      }
-      .cancellable(id: CancelID.decrementDelay, cancelInFlight: true)
+      guard state.count < 0 else { return Self.countChanged(&state) }
+      return .merge(
+        Self.countChanged(&state),
+        .run { [clock] send in
+          try await clock.sleep(for: .seconds(1))
+          await send(.decrementDelayFinished)
+        }
+        .cancellable(id: CancelID.decrementDelay, cancelInFlight: true))
 
     case .decrementDelayFinished:
-      if state.count < 0 { state.count += 1 }
-      return .none
+      guard state.count < 0 else { return .none }
+      state.count += 1
+      return Self.countChanged(&state)
 
     case .factButtonTapped:
       state.fact = nil
@@ -116,8 +122,17 @@ public struct Counter: Reducer {
       .cancellable(id: CancelID.timer, cancelInFlight: true)
 
     case .timerTicked:
-      if state.count < .max { state.count += 1 }
-      return .none
+      guard state.count < .max else { return .none }
+      state.count += 1
+      return Self.countChanged(&state)
     }
+  }
+
+  /// The count changed: a fact being computed would be about the old count, so its request is
+  /// cancelled (as in TCA's "Effects cancellation" case study) instead of showing it late.
+  private static func countChanged(_ state: inout State) -> Effect<Action> {
+    guard state.isFactRequestInFlight else { return .none }
+    state.isFactRequestInFlight = false
+    return .cancel(id: CancelID.fact)
   }
 }

@@ -9,7 +9,7 @@ import UnidirectionalTestSupport
   @Test func aRecordedSessionReplaysToTheSameState() async throws {
     let path = temporaryFilePath("counter-in-process")
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let recorder = try ActionLogRecorder<Counter.Action>(path: path)
+    let recorder = try ActionLogRecorder<Counter.Action>(path: path, program: "counter")
     let live = withDependencies {
       $0.continuousClock = ImmediateClock()
     } operation: {
@@ -21,7 +21,7 @@ import UnidirectionalTestSupport
       if case .send(let action) = CounterCommand(line) { await live.send(action).finish() }
     }
 
-    let log = try ActionLog<Counter.Action>(path: path)
+    let log = try ActionLog<Counter.Action>(path: path, program: "counter")
     #expect(log.error == nil)
     // The effects' actions (facts, returns toward zero) are in the log.
     #expect(log.entries.contains { if case .factResponse = $0.action { true } else { false } })
@@ -56,6 +56,64 @@ import UnidirectionalTestSupport
     let replayed = try Program.run("counter", input: Data(), arguments: ["--replay", path])
     #expect(replayed.status == 1)
     #expect(replayed.standardOutput == "count: 0\ncount: 1\ncount: 2\n")
-    #expect(replayed.standardError.contains("line 3: the log ends in the middle of an entry"))
+    #expect(replayed.standardError.contains("line 4: the log ends in the middle of an entry"))
+  }
+
+  @Test func recordTakesItsFileEitherWayAndNeverReplacesOneUnlessForced() throws {
+    let path = temporaryFilePath("counter-force")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let first = try Program.run("counter", input: Data("+\n".utf8), arguments: ["--record=\(path)"])
+    #expect(first.status == 0)
+    let attributes = try FileManager.default.attributesOfItem(atPath: path)
+    #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+    let recorded = try Data(contentsOf: URL(fileURLWithPath: path))
+    #expect(String(decoding: recorded, as: UTF8.self).contains(#""program":"counter""#))
+
+    // An existing file is refused, and left as it was.
+    let refused = try Program.run(
+      "counter", input: Data("+\n+\n".utf8), arguments: ["--record", path])
+    #expect(refused.status == 1)
+    #expect(refused.standardOutput.isEmpty)
+    #expect(
+      refused.standardError
+        == "error: cannot record: \(path) already exists; add --force to replace it, or choose "
+        + "another file\n")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == recorded)
+
+    // With --force it is replaced.
+    let forced = try Program.run(
+      "counter", input: Data("+\n+\n".utf8), arguments: ["--record", path, "--force"])
+    #expect(forced.status == 0)
+    let replayed = try Program.run("counter", input: Data(), arguments: ["--replay", path])
+    #expect(replayed.standardOutput == "count: 0\ncount: 1\ncount: 2\n")
+  }
+
+  @Test func anotherProgramsLogIsRefusedNamingBoth() throws {
+    let path = temporaryFilePath("counter-other-program")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    _ = try Program.run(
+      "tictactoe", input: Data("email a@b.c\n".utf8), arguments: ["--record", path])
+    let replayed = try Program.run("counter", input: Data(), arguments: ["--replay", path])
+    #expect(replayed.status == 1)
+    #expect(replayed.standardOutput.isEmpty)
+    #expect(
+      replayed.standardError
+        == "error: cannot replay: \(path), line 1: the log was recorded by 'tictactoe', not by "
+        + "'counter': replay it with 'tictactoe'\n")
+  }
+
+  @Test func headerlessLogsStillReplay() throws {
+    // A log written before logs had headers: entries from line 1.
+    let path = temporaryFilePath("counter-old")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try """
+    {"action":{"increment":{}},"sequence":1,"timestamp":"2026-01-01T00:00:00.000Z"}
+    {"action":{"increment":{}},"sequence":2,"timestamp":"2026-01-01T00:00:01.000Z"}
+
+    """.write(toFile: path, atomically: true, encoding: .utf8)
+    let replayed = try Program.run("counter", input: Data(), arguments: ["--replay", path])
+    #expect(replayed.standardError.isEmpty)
+    #expect(replayed.status == 0)
+    #expect(replayed.standardOutput == "count: 0\ncount: 1\ncount: 2\n")
   }
 }

@@ -2,6 +2,7 @@ import CaseStudySupport
 import CounterCore
 import Testing
 import Unidirectional
+import UnidirectionalTerminal
 import UnidirectionalTesting
 
 /// Every action and effect of the counter, with the observers of the program's output asserted
@@ -20,9 +21,8 @@ import UnidirectionalTesting
       $0.continuousClock = clock
       $0.numberFact = numberFact
     }
-    let terminal = Terminal(isInteractive: false, usesColor: false)
     for concern in CounterDisplay.concerns {
-      store.observe(concern.name) { _ = concern.render($0, terminal) }
+      store.observe(concern.name) { _ = concern.render($0, .plain) }
     }
     return store
   }
@@ -98,6 +98,51 @@ import UnidirectionalTesting
       $0.count = 7
       $0.fact = nil
     }
+  }
+
+  /// A fact asked for 0 is never shown once `+` made the count 1: changing the count cancels
+  /// the request (as TCA's "Effects cancellation" case study does).
+  @Test func changingTheCountCancelsTheFactRequest() async {
+    let store = makeStore(numberFact: .liveValue)
+    await store.send(.factButtonTapped, fires: ["fact request"]) {
+      $0.isFactRequestInFlight = true
+    }
+    await store.send(.increment, fires: ["count", "fact request"]) {
+      $0.count = 1
+      $0.isFactRequestInFlight = false
+    }
+    // `finish` fails if the request were still running; advancing delivers no fact for 0.
+    await store.finish()
+    await clock.advance(by: .seconds(1))
+  }
+
+  @Test func aReturnTowardZeroAndATimerTickCancelTheFactRequestToo() async {
+    let store = makeStore(numberFact: .liveValue)
+    await store.send(.decrement, fires: ["count"]) { $0.count = -1 }  // Back to zero at 1 s.
+    await clock.advance(by: .milliseconds(800))
+    await store.send(.factButtonTapped, fires: ["fact request"]) {
+      $0.isFactRequestInFlight = true  // Due at 1.1 s.
+    }
+    await clock.advance(by: .milliseconds(200))
+    await store.receive(.decrementDelayFinished, fires: ["count", "fact request"]) {
+      $0.count = 0
+      $0.isFactRequestInFlight = false
+    }
+    await clock.advance(by: .seconds(1))  // No fact for -1 arrives.
+
+    await store.send(.toggleTimer, fires: ["timer"]) { $0.isTimerOn = true }  // Ticks at 3 s.
+    await clock.advance(by: .milliseconds(800))
+    await store.send(.factButtonTapped, fires: ["fact request"]) {
+      $0.isFactRequestInFlight = true  // Due at 3.1 s.
+    }
+    await clock.advance(by: .milliseconds(200))
+    await store.receive(.timerTicked, fires: ["count", "fact request"]) {
+      $0.count = 1
+      $0.isFactRequestInFlight = false
+    }
+    await store.send(.toggleTimer, fires: ["timer"]) { $0.isTimerOn = false }
+    await store.finish()
+    await clock.advance(by: .seconds(1))
   }
 
   @Test func theLiveFactWaitsOnTheDependencyClock() async {

@@ -1,22 +1,19 @@
-/// Helpers for parsing a line of command input.
+import UnidirectionalTerminal
+
+/// The case studies' shorthands for parsing a line of command input (``InputLine`` of the
+/// terminal product, as methods on strings).
 extension StringProtocol {
   /// The text without leading and trailing whitespace.
-  public var trimmed: Substring {
-    let text = self[...]
-    guard let first = text.firstIndex(where: { !$0.isWhitespace }) else { return "" }
-    let last = text.lastIndex(where: { !$0.isWhitespace })!
-    return Substring(text[first...last])
-  }
+  public var trimmed: Substring { InputLine.trimming(self) }
 
   /// The first word and the rest of the line (trimmed), e.g. `("email", "a@b.c")`.
   public var commandAndArgument: (command: Substring, argument: Substring) {
-    let line = trimmed
-    guard let space = line.firstIndex(where: \.isWhitespace) else { return (line, "") }
-    return (line[..<space], line[space...].trimmed)
+    let line = InputLine(self)
+    return (line.command, line.argument)
   }
 
   /// The text cut to `limit` characters with an ellipsis, to keep error lines short.
   public func truncatedForDisplay(limit: Int = 40) -> String {
-    count > limit ? String(prefix(limit)) + "…" : String(self)
+    InputLine.excerpt(self, limit: limit)
   }
 }

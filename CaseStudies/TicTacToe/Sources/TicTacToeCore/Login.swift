@@ -37,8 +37,9 @@ public struct Login: Reducer {
   public enum Action: Codable, Equatable, Sendable {
     /// The user typed an email.
     case emailChanged(String)
-    /// The user typed a password.
-    case passwordChanged(String)
+    /// The user typed a password. A `Secret`: action logs write it redacted, and it never
+    /// prints.
+    case passwordChanged(Secret<String>)
     /// The user logs in; ignored unless the form is valid and no request is in flight.
     case loginButtonTapped
     /// The email and password were accepted (the app moves on, or asks for two-factor).
@@ -66,7 +67,7 @@ public struct Login: Reducer {
         return .none
       case .passwordChanged(let password):
         guard !state.isLoginRequestInFlight else { return .none }
-        state.password = password
+        state.password = password.value
         return .none
       case .loginButtonTapped:
         guard state.isFormValid, !state.isLoginRequestInFlight else { return .none }

@@ -1,5 +1,5 @@
-import CaseStudySupport
 import Unidirectional
+import UnidirectionalTerminal
 
 /// What the TicTacToe program shows, one concern per observer. Each reads only the values it
 /// shows, through precise key paths, so a move redraws the board and the status line and
@@ -9,7 +9,7 @@ public enum TicTacToeDisplay {
 
   /// The output concerns, in the order they print after one action.
   public static let concerns: [DisplayConcern<TicTacToe.State, TicTacToe.Action>] = [
-    Concern("screen", showsInitialValue: true) { store, terminal in
+    Concern("screen", showsInitialValue: true) { store, styler in
       let screen = store.screen
       let title =
         switch screen {
@@ -18,34 +18,34 @@ public enum TicTacToeDisplay {
         case .newGame: "New game"
         case .game: "Game"
         }
-      return terminal.styled("== \(title) ==", .bold) + "\n"
-        + terminal.styled("commands: " + TicTacToeCommand.usage(on: screen), .dim)
+      return styler.styled("== \(title) ==", .bold) + "\n"
+        + styler.styled("commands: " + TicTacToeCommand.usage(on: screen), .dim)
     },
-    Concern("login form") { store, terminal in
-      store[\.login?.isFormValid] == true ? terminal.styled("ready: type 'login'", .dim) : nil
+    Concern("login form") { store, styler in
+      store[\.login?.isFormValid] == true ? styler.styled("ready: type 'login'", .dim) : nil
     },
-    Concern("login request") { store, terminal in
-      store[\.login?.isLoginRequestInFlight] == true ? terminal.styled("logging in…", .dim) : nil
+    Concern("login request") { store, styler in
+      store[\.login?.isLoginRequestInFlight] == true ? styler.styled("logging in…", .dim) : nil
     },
-    Concern("login error") { store, terminal in
-      store[\.login?.error].map { terminal.styled("login failed: \($0)", .red) }
+    Concern("login error") { store, styler in
+      store[\.login?.error].map { styler.styled("login failed: \($0)", .red) }
     },
-    Concern("two-factor request") { store, terminal in
+    Concern("two-factor request") { store, styler in
       store[\.login?.twoFactor?.isRequestInFlight] == true
-        ? terminal.styled("checking the code…", .dim) : nil
+        ? styler.styled("checking the code…", .dim) : nil
     },
-    Concern("two-factor error") { store, terminal in
+    Concern("two-factor error") { store, styler in
       store[\.login?.twoFactor?.error].map {
-        terminal.styled("two-factor failed: \($0)", .red)
+        styler.styled("two-factor failed: \($0)", .red)
       }
     },
-    Concern("new game form") { store, terminal in
-      store[\.newGame?.canStart] == true ? terminal.styled("ready: type 'start'", .dim) : nil
+    Concern("new game form") { store, styler in
+      store[\.newGame?.canStart] == true ? styler.styled("ready: type 'start'", .dim) : nil
     },
-    Concern("board") { store, terminal in
-      store[\.newGame?.game?.board].map { draw($0, terminal: terminal) }
+    Concern("board") { store, styler in
+      store[\.newGame?.game?.board].map { draw($0, styler: styler) }
     },
-    Concern("status") { store, terminal in
+    Concern("status") { store, styler in
       guard let status = store[\.newGame?.game?.status],
         let xName = store[\.newGame?.game?.xName], let oName = store[\.newGame?.game?.oName]
       else { return nil }
@@ -54,11 +54,11 @@ public enum TicTacToeDisplay {
       case .turn(let player):
         return "\(name(player)) to move"
       case .won(let player):
-        return terminal.styled("\(name(player)) wins!", .green)
-          + " Type 'again' to play again or 'quit' to leave."
+        return styler.styled("\(name(player)) wins!", .green)
+          + " Type 'again' to play again or 'leave' to leave the game."
       case .tie:
-        return terminal.styled("It's a tie.", .yellow)
-          + " Type 'again' to play again or 'quit' to leave."
+        return styler.styled("It's a tie.", .yellow)
+          + " Type 'again' to play again or 'leave' to leave the game."
       }
     },
   ]
@@ -73,13 +73,13 @@ public enum TicTacToeDisplay {
   ///    ---+---+---
   /// 3     |   | O
   /// ```
-  public static func draw(_ board: Board, terminal: Terminal) -> String {
+  public static func draw(_ board: Board, styler: Styler) -> String {
     var lines = ["    a   b   c"]
     for row in 0..<3 {
       let cells = (0..<3).map { column -> String in
         switch board[row, column] {
-        case .x: terminal.styled("X", .cyan)
-        case .o: terminal.styled("O", .magenta)
+        case .x: styler.styled("X", .cyan)
+        case .o: styler.styled("O", .magenta)
         case nil: " "
         }
       }

@@ -30,8 +30,8 @@ public struct TwoFactor: Reducer {
 
   /// What the user and the request can do.
   public enum Action: Codable, Equatable, Sendable {
-    /// The user typed a code.
-    case codeChanged(String)
+    /// The user typed a code. A `Secret`: action logs write it redacted, and it never prints.
+    case codeChanged(Secret<String>)
     /// The user submits the code.
     case submitButtonTapped
     /// The code was accepted: the login is complete (the app moves on).
@@ -50,7 +50,7 @@ public struct TwoFactor: Reducer {
     switch action {
     case .codeChanged(let code):
       guard !state.isRequestInFlight else { return .none }
-      state.code = code
+      state.code = code.value
       return .none
     case .submitButtonTapped:
       guard state.canSubmit else { return .none }

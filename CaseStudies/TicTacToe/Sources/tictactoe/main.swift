@@ -4,16 +4,18 @@
 //   swift run tictactoe
 //   printf 'email a@b.c\npassword password\nlogin\nx Ann\no Bob\nstart\nb2\n' | swift run tictactoe
 
-import CaseStudySupport
 import Foundation
 import TicTacToeCore
 import Unidirectional
+import UnidirectionalTerminal
 
+let terminal = Terminal()
 let arguments = ProgramArguments.parseOrExit(
   usage:
     """
-    usage: tictactoe [--record FILE | --replay FILE]
-    Reads commands from standard input, one per line. Each screen has its own commands:
+    usage: tictactoe [--record FILE [--force] | --replay FILE]
+    Reads commands from standard input, one per line. Each screen has its own commands, and
+    'help' and 'quit' mean the same on every screen:
 
     Log in:
     \(TicTacToeCommand.commandList(on: .login))
@@ -27,46 +29,40 @@ let arguments = ProgramArguments.parseOrExit(
     Game:
     \(TicTacToeCommand.commandList(on: .game))
 
-    'help' lists the commands of the current screen. At a terminal it prompts for each command.
-    From a pipe or a file it prints only the output, and each command's requests finish before
-    the next line is read. Exits with status 0 at 'quit'/'exit' or at the end of input. Colour
-    is used at a terminal unless NO_COLOR is set.
+    At a terminal it prompts for each command; Ctrl-D (end of input) or 'quit' leaves, Ctrl-C
+    stops at once (status 130). From a pipe or a file it prints only the output, and each
+    command's requests finish before the next line is read. Exits with status 0, or 1 when a
+    line from a pipe or a file was refused (each refused line gets one error line on standard
+    error). Colour is used on each stream that is a terminal, unless NO_COLOR is set.
 
     \(ProgramArguments.optionsHelp)
-    """
+    """,
+  terminal: terminal
 )
 
-let terminal = Terminal()
 if let path = arguments.replayPath {
-  Session.replayAndExit(
-    from: path, initialState: TicTacToe.State(), reducer: TicTacToe(),
-    concerns: TicTacToeDisplay.concerns,
-    terminal: terminal)
+  ActionLogSession.replayAndExit(
+    from: path, program: "tictactoe", initialState: TicTacToe.State(), reducer: TicTacToe(),
+    concerns: TicTacToeDisplay.concerns, terminal: terminal)
 }
 let store = Store(
   initialState: TicTacToe.State(), reducer: TicTacToe(),
-  interceptors: Session.interceptors(for: arguments, terminal: terminal))
+  interceptors: ActionLogSession.interceptors(
+    for: arguments, program: "tictactoe", terminal: terminal))
 
 // Output comes from observers, one per concern, never from the reducers.
-let observers = store.display(TicTacToeDisplay.concerns, on: terminal)
-
-loop: while true {
-  terminal.prompt("tictactoe> ")
-  guard let line = terminal.readLine() else { break }
-  switch TicTacToeCommand(line, state: store.state) {
-  case .send(let action):
-    let task = store.send(action)
-    // From a script, requests finish before the next line, so output does not depend on timing.
-    if !terminal.isInteractive { await task.finish() }
-  case .help:
-    terminal.print(TicTacToeCommand.commandList(on: store.screen))
-  case .exit:
-    break loop
-  case .nothing:
-    continue
-  case .invalid(let message):
-    terminal.printError(message)
+let repl = REPL(
+  store: store, terminal: terminal, prompt: { _ in "tictactoe> " },
+  display: TicTacToeDisplay.concerns,
+  help: { TicTacToeCommand.commandList(on: $0.screen) },
+  interpret: { line, state in
+    switch TicTacToeCommand(line, state: state) {
+    case .send(let action): .send(action)
+    case .help: .help
+    case .exit: .quit
+    case .nothing: .nothing
+    case .invalid(let message): .failure(message)
+    }
   }
-}
-withExtendedLifetime(observers) {}
-exit(0)
+)
+exit(await repl.run())

@@ -119,7 +119,8 @@ import UnidirectionalTesting
     await store.send(Self.move(free))
     #expect(
       TicTacToeCommand(Board.coordinate(row: free / 3, column: free % 3), state: store.state)
-        == .invalid(message: "the game is over; type 'again' to play again or 'quit' to leave"))
+        == .invalid(
+          message: "the game is over; type 'again' to play again or 'leave' to leave the game"))
   }
 
   @Test func aFullBoardWithoutALineIsATie() async {

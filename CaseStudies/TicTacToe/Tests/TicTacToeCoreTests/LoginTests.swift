@@ -12,7 +12,7 @@ import UnidirectionalTesting
     _ store: TestStore<TicTacToe.State, TicTacToe.Action>, email: String, password: String
   ) async {
     await store.send(.login(.emailChanged(email))) { $0 = .login(Login.State(email: email)) }
-    await store.send(.login(.passwordChanged(password)), fires: ["login form"]) {
+    await store.send(.login(.passwordChanged(Secret(password))), fires: ["login form"]) {
       $0 = .login(Login.State(email: email, password: password))
     }
   }
@@ -52,7 +52,7 @@ import UnidirectionalTesting
           email: "blob2fa@example.com", password: "password",
           twoFactor: TwoFactor.State(token: "pending-2fa")))
     }
-    await store.send(.login(.twoFactor(.codeChanged("1234")))) {
+    await store.send(.login(.twoFactor(.codeChanged(Secret("1234"))))) {
       $0 = .login(
         Login.State(
           email: "blob2fa@example.com", password: "password",
@@ -155,7 +155,7 @@ import UnidirectionalTesting
     let store = makeStore(.login(inFlight), clock: clock)
     // No state change and no observer: the reducer refuses input during the request.
     await store.send(.login(.emailChanged("other@b.c")))
-    await store.send(.login(.passwordChanged("other")))
+    await store.send(.login(.passwordChanged(Secret("other"))))
     await store.send(.login(.loginButtonTapped))
     // The program says why.
     #expect(
@@ -166,7 +166,7 @@ import UnidirectionalTesting
   @Test func blankCredentialsCannotLogIn() async {
     let store = makeStore(clock: clock)
     await store.send(.login(.emailChanged("   "))) { $0 = .login(Login.State(email: "   ")) }
-    await store.send(.login(.passwordChanged("\t"))) {
+    await store.send(.login(.passwordChanged(Secret("\t")))) {
       $0 = .login(Login.State(email: "   ", password: "\t"))
     }
     await store.send(.login(.loginButtonTapped))  // Ignored: no request, no change.

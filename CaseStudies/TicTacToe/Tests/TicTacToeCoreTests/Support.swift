@@ -1,6 +1,7 @@
 import CaseStudySupport
 import TicTacToeCore
 import Unidirectional
+import UnidirectionalTerminal
 import UnidirectionalTesting
 
 /// A test store of the whole program whose named observers are the program's own output
@@ -16,9 +17,8 @@ func makeStore(
     $0.continuousClock = clock
     $0.authenticationClient = authenticationClient
   }
-  let terminal = Terminal(isInteractive: false, usesColor: false)
   for concern in TicTacToeDisplay.concerns {
-    store.observe(concern.name) { _ = concern.render($0, terminal) }
+    store.observe(concern.name) { _ = concern.render($0, .plain) }
   }
   return store
 }

@@ -1,5 +1,6 @@
 import Testing
 import TicTacToeCore
+import Unidirectional
 import UnidirectionalTestSupport
 
 /// Parsing input for each screen, and the messages for input that cannot apply.
@@ -16,7 +17,8 @@ import UnidirectionalTestSupport
       TicTacToeCommand("email  blob@x.io ", state: login)
         == .send(.login(.emailChanged("blob@x.io"))))
     #expect(
-      TicTacToeCommand("password a b", state: login) == .send(.login(.passwordChanged("a b"))))
+      TicTacToeCommand("password a b", state: login)
+        == .send(.login(.passwordChanged(Secret("a b")))))
     #expect(TicTacToeCommand("quit", state: login) == .exit)
     #expect(TicTacToeCommand("help", state: login) == .help)
     #expect(TicTacToeCommand("  ", state: login) == .nothing)
@@ -29,8 +31,8 @@ import UnidirectionalTestSupport
 
   @Test func twoFactorCommands() {
     #expect(
-      TicTacToeCommand("code 42", state: twoFactor) == .send(.login(.twoFactor(.codeChanged("42"))))
-    )
+      TicTacToeCommand("code 4242", state: twoFactor)
+        == .send(.login(.twoFactor(.codeChanged(Secret("4242"))))))
     #expect(
       TicTacToeCommand("submit", state: twoFactor) == .send(.login(.twoFactor(.submitButtonTapped)))
     )
@@ -63,14 +65,85 @@ import UnidirectionalTestSupport
     #expect(
       TicTacToeCommand("c3", state: playing)
         == .send(.newGame(.game(.cellTapped(row: 2, column: 2)))))
-    #expect(TicTacToeCommand("quit", state: playing) == .send(.newGame(.game(.quitButtonTapped))))
-    #expect(TicTacToeCommand("exit", state: playing) == .exit)
-    for text in ["d1", "a4", "a0", "bb", "22", "b22", "b2x"] {
+    #expect(TicTacToeCommand("leave", state: playing) == .send(.newGame(.game(.quitButtonTapped))))
+    for text in ["bb", "22", "b22", "b2x"] {
       guard case .invalid(let message) = TicTacToeCommand(text, state: playing) else {
         Issue.record("'\(text)' should be invalid")
         continue
       }
       #expect(message.contains("valid here: a move such as b2"))
+    }
+  }
+
+  @Test func quitAndHelpMeanTheSameOnEveryScreen() {
+    for state in [login, twoFactor, newGame, playing] {
+      #expect(TicTacToeCommand("quit", state: state) == .exit)
+      #expect(TicTacToeCommand("exit", state: state) == .exit)
+      #expect(TicTacToeCommand(" help ", state: state) == .help)
+      #expect(
+        TicTacToeCommand.commandList(on: state.screen).contains(
+          "quit, exit       leave the program"))
+      guard case .invalid(let message) = TicTacToeCommand("quit now", state: state) else {
+        Issue.record("'quit now' should be invalid")
+        continue
+      }
+      #expect(message.hasPrefix("'quit' takes no argument"))
+    }
+    // Each screen's way back has its own name, in its help.
+    #expect(TicTacToeCommand.commandList(on: .game).contains("leave            leave the game"))
+    #expect(TicTacToeCommand.commandList(on: .newGame).contains("logout           log out"))
+    #expect(TicTacToeCommand.commandList(on: .twoFactor).contains("back             return"))
+  }
+
+  @Test func emailsAreCheckedWhenTyped() {
+    let cases = [
+      ("notanemail", "it has no '@'"),
+      ("a@b@c.d", "it has more than one '@'"),
+      ("@example.com", "nothing comes before the '@'"),
+      ("blob@", "nothing comes after the '@'"),
+      ("blob@localhost", "the domain 'localhost' has no dot inside it"),
+      ("blob@example.", "the domain 'example.' has no dot inside it"),
+      ("blob @x.io", "it contains a space"),
+    ]
+    for (address, problem) in cases {
+      #expect(
+        TicTacToeCommand("email \(address)", state: login)
+          == .invalid(
+            message: "'\(address)' is not an email address: \(problem); use the form "
+              + "NAME@DOMAIN, e.g. 'email blob@example.com'"))
+    }
+    #expect(
+      TicTacToeCommand("email a@b.c", state: login) == .send(.login(.emailChanged("a@b.c"))))
+  }
+
+  @Test func codesAreCheckedWhenTyped() {
+    let cases = [
+      ("abcd", "'a' is not a digit"), ("12a4", "'a' is not a digit"),
+      ("12", "it has 2 digits"), ("123456789", "it has 9 digits"),
+    ]
+    for (code, problem) in cases {
+      #expect(
+        TicTacToeCommand("code \(code)", state: twoFactor)
+          == .invalid(
+            message: "'\(code)' is not a code: \(problem); a code is 4 to 8 digits, "
+              + "e.g. 'code 1234'"))
+    }
+    #expect(
+      TicTacToeCommand("code 123456", state: twoFactor)
+        == .send(.login(.twoFactor(.codeChanged(Secret("123456"))))))
+  }
+
+  @Test func badMovesSayWhatIsWrong() {
+    let cases = [
+      ("b2 b2", "one move per line: 'b2' is a move, and 'b2' after it is an extra argument"),
+      ("a1 c3", "one move per line: 'a1' is a move, and 'c3' after it is an extra argument"),
+      ("d1", "no column 'd': columns are a, b, c (e.g. 'b2' is the centre)"),
+      ("D 1", "no column 'D': columns are a, b, c (e.g. 'b2' is the centre)"),
+      ("a4", "no row '4': rows are 1, 2, 3 (e.g. 'b2' is the centre)"),
+      ("c0", "no row '0': rows are 1, 2, 3 (e.g. 'b2' is the centre)"),
+    ]
+    for (line, message) in cases {
+      #expect(TicTacToeCommand(line, state: playing) == .invalid(message: message))
     }
   }
 

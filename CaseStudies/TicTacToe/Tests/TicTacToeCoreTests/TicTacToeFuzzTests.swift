@@ -11,7 +11,7 @@ import UnidirectionalTestSupport
     "email blob@example.com", "email blob2fa@example.com", "email nope", "email",
     "password password",
     "password wrong", "password", "login", "code 1234", "code 0000", "code", "submit", "back",
-    "x Ann", "o Bob", "x", "o   ", "start", "logout", "again", "quit", "help", "", "   ",
+    "x Ann", "o Bob", "x", "o   ", "start", "logout", "again", "leave", "quit", "help", "", "   ",
     "a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3", "d4", "b 2", "B2",
   ]
 

@@ -25,7 +25,7 @@ import UnidirectionalTestSupport
       "again",
       // A tie.
       "a1", "b1", "c1", "b2", "a2", "c2", "b3", "a3", "c3",
-      "quit", "logout",
+      "leave", "logout",
     ])
     #expect(output.status == 0)
     #expect(output.standardError.isEmpty)
@@ -42,14 +42,14 @@ import UnidirectionalTestSupport
         "commands: x NAME, o NAME, start, logout, help, quit",
         "ready: type 'start'",
         "== Game ==",
-        "commands: a move such as b2 (column a-c, row 1-3), again, quit, exit, help",
+        "commands: a move such as b2 (column a-c, row 1-3), again, leave, help, quit",
         "X (Ann) to move", "O (Bob) to move", "X (Ann) to move", "O (Bob) to move",
         "X (Ann) to move", "O (Bob) to move",
-        "O (Bob) wins! Type 'again' to play again or 'quit' to leave.",
+        "O (Bob) wins! Type 'again' to play again or 'leave' to leave the game.",
         "X (Ann) to move", "O (Bob) to move", "X (Ann) to move", "O (Bob) to move",
         "X (Ann) to move", "O (Bob) to move", "X (Ann) to move", "O (Bob) to move",
         "X (Ann) to move",
-        "It's a tie. Type 'again' to play again or 'quit' to leave.",
+        "It's a tie. Type 'again' to play again or 'leave' to leave the game.",
         "== New game ==",
         "commands: x NAME, o NAME, start, logout, help, quit",
         "== Log in ==",
@@ -75,7 +75,8 @@ import UnidirectionalTestSupport
     input.append(Data(String(repeating: "y", count: 50_000).utf8))
     input.append(Data("\n".utf8))
     let output = try Program.run("tictactoe", input: input)
-    #expect(output.status == 0)
+    // A script with refused lines exits with status 1 (like sqlite3), after running the rest.
+    #expect(output.status == 1)
     let errors = output.standardError.split(separator: "\n")
     #expect(errors.count == 4)
     #expect(
@@ -86,6 +87,52 @@ import UnidirectionalTestSupport
     #expect(errors[2].hasPrefix("error: unknown command '\u{FFFD}"))
     #expect(errors[3].hasPrefix("error: unknown command 'yyyy"))
     #expect(output.standardOutput.contains("login failed: Wrong email or password."))
+  }
+
+  /// `quit` leaves the program from every screen, a game included; `leave` goes back from a
+  /// game to the new-game screen.
+  @Test func quitLeavesTheProgramFromAGameAndLeaveGoesBack() throws {
+    let login = ["email a@b.c", "password password", "login", "x Ann", "o Bob", "start"]
+    let quit = try Self.run(login + ["quit", "logout"])
+    #expect(quit.status == 0)
+    #expect(quit.standardError.isEmpty)
+    // The output ends in the game: nothing after `quit` was read.
+    #expect(
+      Self.messages(quit.standardOutput).suffix(3) == [
+        "== Game ==",
+        "commands: a move such as b2 (column a-c, row 1-3), again, leave, help, quit",
+        "X (Ann) to move",
+      ])
+
+    let leave = try Self.run(login + ["leave", "logout"])
+    #expect(leave.status == 0)
+    #expect(
+      Self.messages(leave.standardOutput).suffix(6) == [
+        "commands: a move such as b2 (column a-c, row 1-3), again, leave, help, quit",
+        "X (Ann) to move",
+        "== New game ==",
+        "commands: x NAME, o NAME, start, logout, help, quit",
+        "== Log in ==",
+        "commands: email ADDRESS, password SECRET, login, help, quit",
+      ])
+  }
+
+  /// Input is checked when typed: a bad email or code is refused at once, naming what is
+  /// wrong, and a script with refused lines exits with status 1.
+  @Test func badEmailsAndCodesAreRefusedWhenTyped() throws {
+    let output = try Self.run([
+      "email notanemail", "email blob2fa@example.com", "password password", "login",
+      "code abcd", "code 1234", "submit",
+    ])
+    #expect(output.status == 1)
+    #expect(
+      output.standardError == """
+        error: 'notanemail' is not an email address: it has no '@'; use the form NAME@DOMAIN, \
+        e.g. 'email blob@example.com'
+        error: 'abcd' is not a code: 'a' is not a digit; a code is 4 to 8 digits, e.g. 'code 1234'
+
+        """)
+    #expect(output.standardOutput.contains("== New game =="))
   }
 
   @Test func usage() throws {

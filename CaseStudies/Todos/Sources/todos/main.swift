@@ -4,10 +4,10 @@
 //   swift run todos
 //   printf 'add Buy milk\nadd Call Ann\ndone 1\n' | swift run todos --file /tmp/todos.json
 
-import CaseStudySupport
 import Foundation
 import TodosCore
 import Unidirectional
+import UnidirectionalTerminal
 
 let usage = """
   usage: todos [--file PATH]
@@ -31,12 +31,13 @@ let usage = """
   saved after every change, atomically: a crash never leaves a half-written file. A file that
   is not a valid list is reported and left untouched; the program then exits with status 1.
 
-  At a terminal it prompts for each command. From a pipe or a file it prints only the output,
-  and exits with status 1 if any line was refused (each refused line gets one error line), 0
-  otherwise. Colour is used at a terminal unless NO_COLOR is set.
+  At a terminal it prompts for each command; Ctrl-D (end of input) or 'quit' leaves, Ctrl-C
+  stops at once (status 130). From a pipe or a file it prints only the output, and exits with
+  status 1 if any line was refused (each refused line gets one error line), 0 otherwise. Colour
+  is used on each stream that is a terminal, unless NO_COLOR is set.
   """
 
-let terminal = TodosTerminal()
+let terminal = Terminal()
 let arguments: TodosArguments
 switch TodosArguments.parse(Array(CommandLine.arguments.dropFirst())) {
 case .success(let parsed):
@@ -72,14 +73,15 @@ if terminal.isInteractive {
 }
 
 // Output comes from observers, one per concern, never from the reducers. The undo window's
-// expiry is drawn from an effect's thread while this one waits for input: `TodosTerminal`
-// writes it at once.
+// expiry is drawn from an effect's thread while this one waits for input: `Terminal` writes it
+// at once.
 let observers = store.display(
   TodosDisplay.concerns, errors: TodosDisplay.errorConcerns, on: terminal)
 
+// Ctrl-C ends the program at once, with status 130. Saves are atomic: one cut short leaves the
+// file as the previous save wrote it.
+terminal.exitOnInterrupt()
 var refusedLines = 0
-// Deletes keep their undo timer running after the next line is read.
-var runningTasks: [StoreTask] = []
 loop: while true {
   terminal.prompt(TodosDisplay.prompt(on: store.screen))
   guard let line = terminal.readLine() else {
@@ -90,15 +92,11 @@ loop: while true {
   switch TodosCommand(line, state: store.state) {
   case .send(let action):
     let task = store.send(action)
-    // Every other effect (a save) ends before the next line is read, so output and the file
-    // do not depend on timing.
-    if case .deleteTapped = action {
-      runningTasks.append(task)
-    } else {
-      await task.finish()
-    }
+    // Every other effect ends before the next line is read, so output does not depend on
+    // timing; deletes keep their undo timer running.
+    if case .deleteTapped = action {} else { await task.finish() }
   case .show:
-    terminal.print(TodosDisplay.screen(of: store, terminal: terminal.styler))
+    terminal.print(TodosDisplay.screen(of: store, styler: terminal.outputStyler))
   case .help:
     terminal.print(TodosCommand.commandList(on: store.screen))
   case .quit:
@@ -111,9 +109,10 @@ loop: while true {
   }
 }
 
-// Stop the undo timer and wait for the last save.
+// Stop the undo timer, then wait for every effect: a save started by an action an effect sent
+// (the editor's) is covered by no task of this loop, and must not be cut off by `exit`.
 await store.send(.exiting).finish()
-for task in runningTasks { await task.finish() }
+await store.waitForEffects()
 withExtendedLifetime(observers) {}
 if store.saveError != nil { exit(1) }
 exit(!terminal.isInteractive && refusedLines > 0 ? 1 : 0)

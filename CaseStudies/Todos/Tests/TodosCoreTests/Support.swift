@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TodosCore
 import Unidirectional
+import UnidirectionalTerminal
 import UnidirectionalTesting
 
 /// The UUID `.incrementing` gives at step `n`: `00000000-0000-0000-0000-00000000000n`.
@@ -32,9 +33,8 @@ func makeStore(
     $0.uuid = .incrementing
     $0.todoStorage = .inMemory(saved)
   }
-  let terminal = Terminal(isInteractive: false, usesColor: false)
   for concern in TodosDisplay.concerns + TodosDisplay.errorConcerns {
-    store.observe(concern.name) { _ = concern.render($0, terminal) }
+    store.observe(concern.name) { _ = concern.render($0, .plain) }
   }
   return store
 }

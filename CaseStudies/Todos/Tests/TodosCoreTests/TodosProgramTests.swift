@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodosCore
+import UnidirectionalTerminal
 import UnidirectionalTestSupport
 
 #if canImport(Glibc)
@@ -232,8 +233,9 @@ import UnidirectionalTestSupport
         close(descriptors[0])
         close(descriptors[1])
       }
-      let terminal = TodosTerminal(
-        isInteractive: false, usesColor: false, output: descriptors[1], error: descriptors[1])
+      let terminal = Terminal(
+        output: descriptors[1], error: descriptors[1], isInteractive: false,
+        outputUsesColor: false, errorUsesColor: false)
       // `readLine()` holds standard input's lock while it waits for a line; `fflush(nil)` would
       // wait for it.
       // The C library's `stdin` (read through its symbol: Swift 6 refuses the mutable global).

@@ -1,0 +1,33 @@
+import Foundation
+
+/// Where a ``DurableActionLog`` puts its lines: a local file (``ActionLogFileSink``), or a log
+/// service of your own.
+///
+/// The log's committer thread calls the sink, one call at a time, never concurrently: first
+/// ``write(_:)`` with every line appended since the previous round, then ``flush()``. Once
+/// `flush()` returns, the log acknowledges every line written before it, so `flush()` must not
+/// return until they survive what you need them to survive: a crash of the machine for a
+/// file (`fsync`), a loss of the machine for a replicated log service (a quorum's reply).
+///
+/// ```swift
+/// final class ReplicatedSink: ActionLogSink {
+///   func write(_ lines: Data) throws(ActionLogError) { buffer.append(lines) }
+///   func flush() throws(ActionLogError) { try service.appendAndWaitForQuorum(buffer) … }
+/// }
+/// ```
+///
+/// Both run on the committer's own thread, so they may block. An error stops the log: every
+/// waiter and every later one receives it (see ``DurableActionLog/failure``).
+public protocol ActionLogSink: AnyObject, Sendable {
+  /// Appends `lines` after everything written before, in order.
+  ///
+  /// - Parameter lines: Whole lines, each ending with a newline: the log's header (in the first
+  ///   call of a new log), then entries.
+  /// - Throws: ``ActionLogError`` if the lines cannot be written.
+  func write(_ lines: Data) throws(ActionLogError)
+
+  /// Makes everything written so far durable, and returns once it is.
+  ///
+  /// - Throws: ``ActionLogError`` if it cannot be made durable.
+  func flush() throws(ActionLogError)
+}

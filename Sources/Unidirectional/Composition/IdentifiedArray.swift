@@ -1,0 +1,179 @@
+import Synchronization
+
+/// Source of `removalVersion`s: unique across the process, so a replaced array never looks
+/// like the one it replaced.
+@usableFromInline let identifiedArrayVersions = Atomic<UInt64>(0)
+
+/// An ordered collection of `Identifiable` elements with unique ids and O(1) access by id.
+///
+/// Use it for lists in feature state: rows are addressed by id, so an action for row `42` finds
+/// row `42` wherever it has moved, and a removed row cannot be confused with another.
+///
+/// ```swift
+/// var todos: IdentifiedArray<Todo> = [Todo(id: 1, title: "Write docs")]
+/// todos[id: 1]?.title = "Write better docs"
+/// todos[id: 2] = Todo(id: 2, title: "Ship")   // appends
+/// todos[id: 1] = nil                          // removes
+/// ```
+///
+/// Ids are unique: inserting an element whose id is already present is a programming error and
+/// stops with a precondition failure naming the id. Decoding duplicates throws instead. Like
+/// `Array`, a position out of bounds (in `remove(at:)`, `insert(_:at:)`, `swapAt(_:_:)`,
+/// `move(fromOffsets:toOffset:)` or the position subscript) stops with a precondition failure
+/// naming the position and the valid range, before anything changes. No operation can leave two
+/// elements with one id or a lookup by id finding the wrong element.
+///
+/// - Complexity: Lookup, replacement and append by id are O(1) on average. Inserting or
+///   removing anywhere but the end is O(n), like `Array`.
+public struct IdentifiedArray<Element: Identifiable> {
+  /// The elements, in order.
+  @usableFromInline var elements: [Element]
+
+  /// The position of each element's id in `elements`.
+  @usableFromInline var positions: [Element.ID: Int]
+
+  /// Changes whenever an element may have been removed (and differs between arrays created
+  /// separately), so `forEach` can tell in O(1) that no element's effects need cancelling.
+  /// Not part of the value: `==`, hashing and coding ignore it.
+  @usableFromInline var removalVersion: UInt64
+
+  /// Changes with every write (unique across arrays), so that observers of single elements can
+  /// tell in O(1) whether the array changed, and which element if only one did. Not part of the
+  /// value: `==`, hashing and coding ignore it.
+  @usableFromInline var writeVersion: UInt64
+  /// `writeVersion` before the latest write.
+  @usableFromInline var previousWriteVersion: UInt64
+  /// The id of the only element the latest write changed, added or removed; `nil` when it may
+  /// have changed several (a sort, a move, a bulk removal).
+  @usableFromInline var lastWrittenID: Element.ID?
+
+  /// Creates an empty array.
+  @inlinable
+  public init() {
+    self.elements = []
+    self.positions = [:]
+    self.removalVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
+    self.writeVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
+    self.previousWriteVersion = 0
+    self.lastWrittenID = nil
+  }
+
+  /// Records that an element may have been removed.
+  @inlinable
+  mutating func noteRemoval() {
+    removalVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
+  }
+
+  /// Records a write that changed only the element with `id` (or, for `nil`, possibly several).
+  ///
+  /// Writes to one element in a row count as one: `previousWriteVersion` stays the version
+  /// before the first of them, so an observer of the array's versions still learns that only
+  /// that element changed (two edits of one row in one action refresh that row alone).
+  @inlinable
+  mutating func noteWrite(to id: Element.ID?) {
+    if id == nil || id != lastWrittenID {
+      previousWriteVersion = writeVersion
+    }
+    writeVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
+    lastWrittenID = id
+  }
+
+  /// Creates an array of the given elements, in order.
+  ///
+  /// - Parameter elements: Elements with unique ids. A repeated id is a precondition failure.
+  public init(uniqueElements elements: some Sequence<Element>) {
+    self.init()
+    for element in elements { appendWithoutChecking(element) }
+    _checkInvariants()
+  }
+
+  /// The ids of the elements, in order.
+  ///
+  /// - Complexity: O(n).
+  public var ids: [Element.ID] {
+    elements.map(\.id)
+  }
+
+  /// The elements as an array, in order.
+  public var elementsArray: [Element] {
+    elements
+  }
+
+  /// Whether an element with this id is present.
+  ///
+  /// - Complexity: O(1) on average.
+  @inlinable
+  public func contains(id: Element.ID) -> Bool {
+    positions[id] != nil
+  }
+
+  /// The position of the element with this id.
+  ///
+  /// - Complexity: O(1) on average.
+  @inlinable
+  public func index(id: Element.ID) -> Int? {
+    positions[id]
+  }
+
+  /// The element with this id.
+  ///
+  /// Getting returns `nil` if there is none. Setting an element replaces the element with that
+  /// id in place, or appends it if there is none; setting `nil` removes it. The new element must
+  /// have the id it is stored under: storing one with another id, or changing an element's id
+  /// in place (`rows[id: 1]?.id = 2`), stops with a precondition failure naming both ids.
+  ///
+  /// An in-place edit that throws (`try edit(&rows[id: 1])`) keeps what it changed before
+  /// throwing, as it would for an `inout` variable.
+  ///
+  /// - Complexity: O(1) on average, except O(n) for a removal.
+  @inlinable
+  public subscript(id id: Element.ID) -> Element? {
+    get {
+      positions[id].map { elements[$0] }
+    }
+    set {
+      guard let newValue else {
+        remove(id: id)
+        return
+      }
+      precondition(
+        newValue.id == id,
+        "IdentifiedArray: cannot store an element with id \(newValue.id) under id \(id)")
+      if let position = positions[id] {
+        elements[position] = newValue
+        noteWrite(to: id)
+        _checkInvariants(at: position)
+      } else {
+        append(newValue)
+      }
+    }
+    _modify {
+      guard let position = positions[id] else {
+        var element: Element? = nil
+        // In a `defer`, so that an edit that throws is kept, as for an `inout` variable.
+        defer {
+          if let element { self[id: id] = element }
+        }
+        yield &element
+        return
+      }
+      var element: Element? = elements[position]
+      defer {
+        if let element {
+          precondition(
+            element.id == id,
+            "IdentifiedArray: an element's id changed from \(id) to \(element.id) through subscript(id:)"
+          )
+          elements[position] = element
+          noteWrite(to: id)
+          _checkInvariants(at: position)
+        } else {
+          remove(at: position)
+        }
+      }
+      yield &element
+    }
+  }
+}
+
+extension IdentifiedArray: Sendable where Element: Sendable, Element.ID: Sendable {}

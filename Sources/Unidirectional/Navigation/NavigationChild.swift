@@ -1,0 +1,94 @@
+/// What a navigation reducer (`ifLet`, `ifCaseLet`, presentation `ifLet`, stack and row
+/// `forEach`) adds to its child's effects as it maps them to parent actions (see `Effect.map(_:child:)`).
+///
+/// - `dismiss()` in the child's effects sends the parent `dismissAction`, through the parent's
+///   `Send`, which only this mapping layer holds: hence a task-local installed around the
+///   child's operations, rather than a dependency value the reducer could set.
+/// - An action the child's effects send after the child is gone (its effects cancelled because
+///   it was dismissed, popped or replaced) is reported, not dropped in silence: it is a bug in
+///   the child (an effect that does not stop when cancelled), and TCA users expect to hear of
+///   it. Effects cancelled otherwise (`.cancel(id:)`, a cancelled `StoreTask`) still drop their
+///   actions silently. "Gone" is decided by the runtime: the child's effects were cancelled
+///   through its `ChildEffectsID` (the same rule drops, and reports, such an action that was
+///   still waiting in the store's queue; see `Store.drainPending`).
+struct NavigationChild<ParentAction>: Sendable {
+  /// The child's identity, which the cancellation ids its effects use are scoped to (a
+  /// presented child's, a stack element's; see `ScopedEffectID`), or `nil` to leave them as
+  /// they are (`ifLet`, `ifCaseLet` and `forEach` rows, as in TCA).
+  let scope: EffectID?
+
+  /// Makes the parent action that dismisses the child (`.dismiss`, `.popFrom(id:)`), or `nil`
+  /// if the child cannot dismiss itself (a plain `ifLet` or `ifCaseLet` child).
+  let dismissAction: (@Sendable () -> ParentAction)?
+
+  /// Runs the child's `operation` with `dismiss()` reaching this child's parent.
+  ///
+  /// - Parameter parentSend: The parent-level `Send` the mapped operation was given.
+  func run(
+    parentSend: Send<ParentAction>, _ operation: () async throws -> Void
+  ) async rethrows {
+    guard let scope else { return try await runDismissing(parentSend: parentSend, operation) }
+    try await EffectIDScopes.$current.withValue(EffectIDScopes.current + [scope]) {
+      try await runDismissing(parentSend: parentSend, operation)
+    }
+  }
+
+  private func runDismissing(
+    parentSend: Send<ParentAction>, _ operation: () async throws -> Void
+  ) async rethrows {
+    guard let dismissAction else { return try await operation() }
+    let handler = DismissEffect.Handler { await parentSend(dismissAction()) }
+    try await DismissEffect.$handler.withValue(handler, operation: operation)
+  }
+
+  /// Reports `action`, dropped from a cancelled task of the child's effects, if the child is
+  /// gone.
+  ///
+  /// - Parameters:
+  ///   - fileID: Where the effect that sent it was created.
+  ///   - line: The line in `fileID`.
+  /// - Returns: Whether it reported.
+  func reportIfGone(_ action: Any, fileID: String, line: UInt) -> Bool {
+    guard let context = EffectActivity.current, let runtime = context.activity.runtime.value,
+      runtime.childWasDismissed(context.origin)
+    else { return false }
+    runtime.reportIssue(
+      StoreIssue(
+        kind: .actionFromDismissedChild(action: ValueDump.line(action)), fileID: fileID,
+        line: line))
+    return true
+  }
+}
+
+extension Optional {
+  /// `id` as the effects of the navigation child in `self` (if any) use it.
+  func scope<Action>(_ id: EffectID) -> EffectID where Wrapped == NavigationChild<Action> {
+    guard let scope = self?.scope else { return id }
+    return id.scoped(to: scope)
+  }
+}
+
+/// The navigation context of the running task: the id scopes and the dismissal that
+/// ``NavigationChild`` installs around a child's effect code.
+enum NavigationContext {
+  /// Whether the current task runs inside a navigation child's effect code.
+  static var isInsideChild: Bool {
+    !EffectIDScopes.current.isEmpty || DismissEffect.handler != nil
+  }
+
+  /// `operation` as the store's root would run it: with no child's id scopes or dismissal.
+  ///
+  /// A top-level effect can start on a child's effect task: an action the child's effect sent is
+  /// reduced on that task when the store is idle, and tasks inherit task-locals. Such an effect
+  /// belongs to the reducer that returned it, not to the child (a parent's effect must not
+  /// dismiss the child, nor cancel the child's ids in place of its own).
+  static func outsideChildren(
+    _ operation: @escaping @Sendable () async -> Void
+  ) -> @Sendable () async -> Void {
+    {
+      await EffectIDScopes.$current.withValue([]) {
+        await DismissEffect.$handler.withValue(nil, operation: operation)
+      }
+    }
+  }
+}

@@ -1,0 +1,199 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+// Making probes: how a value of a type is compared (`ChangeRule`), and the probe each kind of
+// read (stored property, computed key path, element of an identified array) gets.
+
+@usableFromInline
+enum ChangeRule<Value> {
+  case compare((Value, Value) -> Bool)
+  case always
+
+  /// The rule for `Value`, found once per probe by dynamic casts.
+  @inlinable
+  static var forType: ChangeRule<Value> {
+    if let equatable = Value.self as? any Equatable.Type {
+      return .compare(unchangedByEquality(equatable))
+    }
+    if Value.self is AnyObject.Type {
+      return .compare { ($0 as AnyObject) === ($1 as AnyObject) }
+    }
+    return .always
+  }
+
+  /// `==` (identical bits are checked by `orIdentical`, where they may be the same).
+  @inlinable
+  static func unchangedByEquality<E: Equatable>(_: E.Type) -> (Value, Value) -> Bool {
+    // `Value == E` here: the casts only recover the conformance the dynamic check found.
+    { unsafeBitCast($0, to: E.self) == unsafeBitCast($1, to: E.self) }
+  }
+
+  /// The comparison, for a rule known to compare.
+  var comparison: (Value, Value) -> Bool {
+    guard case .compare(let isUnchanged) = self else { preconditionFailure("not a comparison") }
+    return isUnchanged
+  }
+
+  /// The rule with a check of identical bits first: a value with the same bits is unchanged
+  /// (so a `Double.nan` that keeps its bits is unchanged).
+  @inlinable
+  var orIdentical: ChangeRule<Value> {
+    switch self {
+    case .compare(let isUnchanged): .compare { bitwiseIdentical($0, $1) || isUnchanged($0, $1) }
+    case .always: .always
+    }
+  }
+
+  /// The rule for an optional of `Value` (an element read, `nil` when the element is absent).
+  @inlinable
+  var optional: ChangeRule<Value?> {
+    switch self {
+    case .compare(let isUnchanged):
+      .compare { old, new in
+        switch (old, new) {
+        case (nil, nil): true
+        case (let old?, let new?): isUnchanged(old, new)
+        default: false
+        }
+      }
+    case .always: .always
+    }
+  }
+}
+
+/// Whether two values have the same bits (and so, for a value whose old copy is still alive,
+/// the same storage).
+@inlinable @inline(__always)
+func bitwiseIdentical<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
+  let size = MemoryLayout<Value>.size
+  guard size > 0 else { return true }
+  return withUnsafeBytes(of: lhs) { left in
+    withUnsafeBytes(of: rhs) { right in
+      memcmp(left.baseAddress!, right.baseAddress!, size) == 0
+    }
+  }
+}
+
+extension KeyPath {
+  /// A probe of this key path of the state, holding `value`, the value just read on the state
+  /// of `generation`.
+  ///
+  /// - Parameter offset: The stored offset of the key path (`MemoryLayout.offset(of:)`), if any.
+  func makeProbe(value: Value, offset: Int?, generation: UInt64) -> Probe {
+    switch ChangeRule<Value>.forType {
+    case .always:
+      return AlwaysChangedProbe(keyPath: self, generation: generation)
+    case .compare(let isUnchanged):
+      if let offset {
+        return ValueProbe(
+          kind: .stored, isSafe: true, keyPath: self,
+          byteRange: offset..<(offset + MemoryLayout<Value>.size), generation: generation,
+          value: value, read: { $0.load(fromByteOffset: offset, as: Value.self) },
+          isUnchanged: isUnchanged)
+      }
+      return ValueProbe(
+        kind: .computed, isSafe: false, keyPath: self, generation: generation, value: value,
+        read: { $0.assumingMemoryBound(to: Root.self).pointee[keyPath: self] },
+        isUnchanged: ChangeRule.compare(isUnchanged).orIdentical.comparison)
+    }
+  }
+}
+
+extension KeyPath {
+  /// A probe of this key path of an optional value, for a read through a child store: once the
+  /// value is `nil`, the read is answered by `fallback` (from the child's last state), with
+  /// `reader` identifying that child.
+  func makeFallbackProbe<Wrapped>(
+    value: Wrapped?, generation: UInt64, reader: ObjectIdentifier,
+    fallback: @escaping () -> Wrapped
+  ) -> Probe where Value == Wrapped? {
+    guard case .compare(let isUnchanged) = ChangeRule<Wrapped>.forType.optional.orIdentical
+    else {
+      return AlwaysChangedProbe(keyPath: self, reader: reader, generation: generation)
+    }
+    return ValueProbe(
+      kind: .computed, isSafe: false, keyPath: self, reader: reader, generation: generation,
+      value: value,
+      read: { $0.assumingMemoryBound(to: Root.self).pointee[keyPath: self] ?? fallback() },
+      isUnchanged: isUnchanged)
+  }
+}
+
+/// Makes the probe of `field` inside the element `id` of the array at `array`, holding `value`,
+/// the value just read on the state of `generation`.
+///
+/// - Parameter arrayOffset: The stored offset of the array in the state, if any. Without one,
+///   the read is a computed one (evaluated in order after every action).
+///
+/// - Parameter fallback: For a read through a child store: answers, once the element is gone,
+///   from the child's last state (so that the removal of an element is no change to the read),
+///   with `reader` identifying it.
+@inlinable
+func makeElementProbe<State, Element: Identifiable, Value>(
+  array: KeyPath<State, IdentifiedArray<Element>>, arrayOffset: Int?, id: Element.ID,
+  field: KeyPath<Element, Value>, value: Value?, generation: UInt64,
+  reader: ObjectIdentifier? = nil, fallback: (() -> Value)? = nil
+) -> Probe {
+  let fieldOffset = MemoryLayout<Element>.offset(of: field)
+  let kind: Probe.Kind
+  let isUnchanged: (Value?, Value?) -> Bool
+  switch ChangeRule<Value>.forType.optional.orIdentical {
+  case .always where arrayOffset == nil:
+    kind = .alwaysChanged
+    isUnchanged = { _, _ in false }
+  case .always:
+    // A value that cannot be compared changes only when its element is written: changed after
+    // every write to the element.
+    kind = .element
+    isUnchanged = { _, _ in false }
+  case .compare(let rule):
+    // Without a stored array, nothing tells when the element was written: a computed read.
+    kind = arrayOffset == nil ? .computed : .element
+    isUnchanged = rule
+  }
+  let lookUp: (UnsafeRawPointer) -> Value?
+  if let arrayOffset {
+    lookUp = { state in
+      (state + arrayOffset).assumingMemoryBound(to: IdentifiedArray<Element>.self).pointee
+        .value(id: id, field: field, fieldOffset: fieldOffset)
+    }
+  } else {
+    lookUp = { state in
+      state.assumingMemoryBound(to: State.self).pointee[keyPath: array]
+        .value(id: id, field: field, fieldOffset: fieldOffset)
+    }
+  }
+  let read: (UnsafeRawPointer) -> Value?
+  if let fallback {
+    read = { state in lookUp(state) ?? fallback() }
+  } else {
+    read = lookUp
+  }
+  return ElementProbe(
+    kind: kind, isSafe: arrayOffset != nil && fieldOffset != nil, field: field,
+    arrayKeyPath: array, id: id, idHash: id.hashValue, reader: reader, generation: generation,
+    value: value, read: read,
+    isUnchanged: isUnchanged,
+    readWrites: IdentifiedArray<Element>.writesReader(atOffset: arrayOffset ?? 0))
+}
+
+extension IdentifiedArray {
+  /// The value at `field` of the element with `id`, or `nil` if there is none: a load when the
+  /// field is stored (`fieldOffset`).
+  @inlinable
+  func value<Value>(id: Element.ID, field: KeyPath<Element, Value>, fieldOffset: Int?) -> Value? {
+    guard let position = positions[id] else { return nil }
+    if let fieldOffset {
+      return elements.withUnsafeBufferPointer { buffer in
+        UnsafeRawPointer(buffer.baseAddress! + position).load(
+          fromByteOffset: fieldOffset, as: Value.self)
+      }
+    }
+    return elements[position][keyPath: field]
+  }
+}

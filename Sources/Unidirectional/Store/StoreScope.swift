@@ -1,0 +1,302 @@
+/// What a child store (made by `Store.scope`) does instead of owning state: it reads from,
+/// sends to and observes through its root store.
+@usableFromInline
+protocol StoreScope<State, Action>: Sendable {
+  associatedtype State
+  associatedtype Action
+
+  func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value
+  func send(_ action: Action) -> StoreTask
+  func observe(_ body: @escaping @Sendable () -> Void) -> ObservationToken
+  func observe<Value>(_ keyPath: KeyPath<State, Value>, _ body: @escaping @Sendable (Value) -> Void)
+    -> ObservationToken
+  func scope<ChildState: Sendable, ChildAction: Sendable>(
+    state: ScopePath<State, ChildState>, action: @escaping @Sendable (ChildAction) -> Action
+  ) -> Store<ChildState, ChildAction>?
+  func waitForEffects() async
+}
+
+/// Where a child state lives in its parent state: always there, or there while non-`nil`.
+@usableFromInline
+enum ScopePath<Parent, Child>: @unchecked Sendable {
+  // Safe: key paths are immutable; their captured subscript arguments are fixed at creation.
+  case required(KeyPath<Parent, Child>)
+  case optional(KeyPath<Parent, Child?>)
+
+  /// The child state in `store` now, or `nil` if it is absent.
+  func current<Action>(in store: Store<Parent, Action>) -> Child? {
+    switch self {
+    case .required(let keyPath): store.peek(keyPath)
+    case .optional(let keyPath): store.peek(keyPath)
+    }
+  }
+
+  /// Where the child state (or the optional holding it) is stored in the parent state, if the
+  /// path is a chain of stored properties.
+  var offset: Int? {
+    switch self {
+    case .required(let keyPath): MemoryLayout<Parent>.offset(of: keyPath)
+    case .optional(let keyPath): MemoryLayout<Parent>.offset(of: keyPath)
+    }
+  }
+
+  /// This path followed by `next`.
+  func appending<Next>(_ next: ScopePath<Child, Next>) -> ScopePath<Parent, Next> {
+    switch (self, next) {
+    case (.required(let first), .required(let second)):
+      .required(first.appending(path: second))
+    case (.required(let first), .optional(let second)):
+      .optional(first.appending(path: second))
+    case (.optional(let first), .required(let second)):
+      .optional(first.appending(path: \Child?.[unwrapping: second]))
+    case (.optional(let first), .optional(let second)):
+      .optional(first.appending(path: \Child?.[flattening: second]))
+    }
+  }
+}
+
+extension Optional {
+  /// The value at `keyPath` of the wrapped value, if any: lets key paths go through optionals.
+  @usableFromInline
+  subscript<Value>(unwrapping keyPath: KeyPath<Wrapped, Value>) -> Value? {
+    map { $0[keyPath: keyPath] }
+  }
+
+  /// The optional value at `keyPath` of the wrapped value, if any.
+  subscript<Value>(flattening keyPath: KeyPath<Wrapped, Value?>) -> Value? {
+    flatMap { $0[keyPath: keyPath] }
+  }
+}
+
+/// How the store of one element of an `IdentifiedArray` reads its element from the root store:
+/// by id (`store[\.rows, id: id, \.field]`), so that its observers are checked only when the
+/// element is written.
+protocol ElementLink<RootState, Element>: Sendable {
+  associatedtype RootState: Sendable
+  associatedtype Element
+
+  /// The value at `field` of the element, tracked like any read of `root`; once the element is
+  /// gone, `nil`, or the value `fallback` gives.
+  func read<Value, RootAction>(
+    _ field: KeyPath<Element, Value>, from root: Store<RootState, RootAction>,
+    fallback: ChildFallback<Element>?
+  ) -> Value?
+}
+
+struct IdentifiedElementLink<RootState: Sendable, Element: Identifiable>: ElementLink
+where Element.ID: Sendable {
+  let array: UncheckedSendable<KeyPath<RootState, IdentifiedArray<Element>>>
+  let id: Element.ID
+
+  func read<Value, RootAction>(
+    _ field: KeyPath<Element, Value>, from root: Store<RootState, RootAction>,
+    fallback: ChildFallback<Element>?
+  ) -> Value? {
+    root.record(ElementRead(array: array.value, id: id, field: field, fallback: fallback))
+  }
+}
+
+/// How a child store reads its state from its root store, and the last state it had there.
+///
+/// Holds no reference to the root store, so that an observer made by the child's
+/// `observe(_:_:)` can read through it without keeping the root alive, and keeps working after
+/// the child store object is gone.
+final class ChildReader<RootState: Sendable, State: Sendable>: Sendable {
+  let toState: ScopePath<RootState, State>
+  let element: (any ElementLink<RootState, State>)?
+
+  /// The child state when last seen present, answering reads once it is gone. Kept current by
+  /// the child store's keeper observer (see `ScopedStore`).
+  let lastKnown: Locked<State>
+
+  /// Root key paths for child key paths read lately, direct-mapped by the child key path's
+  /// address: composing a key path costs microseconds, and literals without subscript arguments
+  /// are the same object each time. Bounded, so that reads of many key paths leave nothing
+  /// behind but the latest few.
+  private let paths = Locked(
+    [(child: AnyKeyPath, root: AnyKeyPath)?](repeating: nil, count: ChildReader.pathSlots))
+  private static var pathSlots: Int { 64 }
+
+  /// `\State.self`, made once: in generic code a key-path literal is a new object each time.
+  private let whole = UncheckedSendable(\State.self)
+
+  /// `toState.offset`, computed once: walking a deep key path costs more than the read.
+  private let offset: Int?
+
+  init(
+    toState: ScopePath<RootState, State>, element: (any ElementLink<RootState, State>)?,
+    initialState: State
+  ) {
+    self.toState = toState
+    self.element = element
+    self.lastKnown = Locked(initialState)
+    self.offset = toState.offset
+  }
+
+  /// Whether the child state is in `root` now, read without tracking.
+  func isPresent<RootAction>(in root: Store<RootState, RootAction>) -> Bool {
+    guard let offset else { return toState.current(in: root) != nil }
+    switch toState {
+    case .required:
+      return true
+    case .optional:
+      return root.copyShared {
+        UnsafeRawPointer($0).load(fromByteOffset: offset, as: State?.self) != nil
+      }.copy
+    }
+  }
+
+  /// Whether the child state can go away (so that a keeper must remember its last value).
+  var isOptional: Bool {
+    if case .optional = toState { return true }
+    return false
+  }
+
+  /// Reads `keyPath` of the child state from `root`, tracked as the child's precise read; once
+  /// the child state is gone, from the last state it had, and a read of a value that did not
+  /// change that way is no change for observers.
+  func read<Value, RootAction>(
+    _ keyPath: KeyPath<State, Value>, from root: Store<RootState, RootAction>
+  ) -> Value {
+    let fallback = ChildFallback(reader: ObjectIdentifier(self), lastKnown: lastKnown)
+    if let element {
+      // Never `nil`: the fallback answers once the element is gone.
+      return element.read(keyPath, from: root, fallback: fallback)!
+    }
+    switch toState {
+    case .required(let toState):
+      return root.read(rootPath(of: keyPath) { toState.appending(path: keyPath) })
+    case .optional(let toState):
+      let path = rootPath(of: keyPath) { toState.appending(path: \State?.[unwrapping: keyPath]) }
+      return root.record(FallbackRead(keyPath: path, childKeyPath: keyPath, fallback: fallback))!
+    }
+  }
+
+  /// Reads the whole child state from `root`, tracked; `nil` if it is gone.
+  func readWhole<RootAction>(from root: Store<RootState, RootAction>) -> State? {
+    if let element { return element.read(whole.value, from: root, fallback: nil) }
+    switch toState {
+    case .required(let toState): return root.read(toState)
+    case .optional(let toState): return root.read(toState)
+    }
+  }
+
+  /// The observer that keeps `lastKnown` current while the child state can go away (see
+  /// `keepLastKnown(in:)`). Held here, so that it runs as long as anything reads through this
+  /// reader: the child store, or an observer its `observe(_:_:)` made, which outlives it.
+  private let keeper = Locked<ObservationToken?>(nil)
+
+  /// Starts keeping `lastKnown` current from `root`, if the child state can go away: an observer
+  /// of the whole child state, registered before any observer of the child, so it runs first.
+  func keepLastKnown<RootAction>(in root: Store<RootState, RootAction>) {
+    guard isOptional else { return }
+    let token = root.observeInternally { [weak root, weak self] in
+      guard let root, let self, let state = self.readWhole(from: root) else { return }
+      self.remember(state)
+    }
+    keeper.withLock { $0 = token }
+  }
+
+  /// Remembers `state` as the last one the child had.
+  func remember(_ state: State) {
+    var state = state
+    lastKnown.withLock { swap(&$0, &state) }
+    // The previous state is released here, outside the lock: its deinit may call back in.
+  }
+
+  private func rootPath<Path: AnyKeyPath>(of keyPath: AnyKeyPath, make: () -> Path) -> Path {
+    let address = UInt(bitPattern: ObjectIdentifier(keyPath))
+    let slot = Int(truncatingIfNeeded: (address >> 4) ^ (address >> 10)) & (Self.pathSlots - 1)
+    if let entry = paths.withLock({ $0[slot] }), entry.child === keyPath {
+      // Stored under this child key path by the line below, so always a `Path`.
+      return unsafeDowncast(entry.root, to: Path.self)
+    }
+    let path = make()
+    // The entry it replaces is released after the lock.
+    var entry: (child: AnyKeyPath, root: AnyKeyPath)? = (keyPath, path)
+    paths.withLock { swap(&$0[slot], &entry) }
+    return path
+  }
+}
+
+/// A child store's link to its root store.
+final class ScopedStore<
+  RootState: Sendable, RootAction: Sendable, State: Sendable, Action: Sendable
+>:
+  StoreScope, Sendable
+{
+  let root: Store<RootState, RootAction>
+  let reader: ChildReader<RootState, State>
+  let embed: @Sendable (Action) -> RootAction
+  let fileID: String
+  let line: UInt
+
+  init(
+    root: Store<RootState, RootAction>, reader: ChildReader<RootState, State>,
+    embed: @escaping @Sendable (Action) -> RootAction, fileID: String, line: UInt
+  ) {
+    self.root = root
+    self.reader = reader
+    self.embed = embed
+    self.fileID = fileID
+    self.line = line
+    reader.keepLastKnown(in: root)
+  }
+
+  func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
+    reader.read(keyPath, from: root)
+  }
+
+  func waitForEffects() async {
+    await root.waitForEffects()
+  }
+
+  func send(_ action: Action) -> StoreTask {
+    guard reader.isPresent(in: root) else {
+      root.effects.reportIssue(
+        StoreIssue(
+          kind: .actionWithoutState(
+            action: ValueDump.line(action),
+            state: "the state of a child store of \(ValueDump.typeName(State.self))"),
+          fileID: fileID, line: line))
+      return StoreTask(nil)
+    }
+    return root.send(embed(action))
+  }
+
+  func observe(_ body: @escaping @Sendable () -> Void) -> ObservationToken {
+    root.observe(body)
+  }
+
+  func observe<Value>(_ keyPath: KeyPath<State, Value>, _ body: @escaping @Sendable (Value) -> Void)
+    -> ObservationToken
+  {
+    let reader = self.reader
+    let keyPath = UncheckedSendable(keyPath)
+    return root.observe { [weak root] in
+      guard let root else { return }
+      body(reader.read(keyPath.value, from: root))
+    }
+  }
+
+  func scope<ChildState: Sendable, ChildAction: Sendable>(
+    state: ScopePath<State, ChildState>, action: @escaping @Sendable (ChildAction) -> Action
+  ) -> Store<ChildState, ChildAction>? {
+    let embed = self.embed
+    let path = reader.toState.appending(state)
+    let childEmbed: @Sendable (ChildAction) -> RootAction = { embed(action($0)) }
+    if let store = root.makeScope(state: path, action: childEmbed, fileID: fileID, line: line) {
+      return store
+    }
+    // This store's own state is gone. A required child still gets a store, which answers from
+    // the last state it had, as this one does; an optional child has none.
+    guard case .required(let keyPath) = state else { return nil }
+    let initialState = reader.lastKnown.withLock { $0 }[keyPath: keyPath]
+    return Store(
+      scope: ScopedStore<RootState, RootAction, ChildState, ChildAction>(
+        root: root,
+        reader: ChildReader(toState: path, element: nil, initialState: initialState),
+        embed: childEmbed, fileID: fileID, line: line),
+      initialState: initialState)
+  }
+}
