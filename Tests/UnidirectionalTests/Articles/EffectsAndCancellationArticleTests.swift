@@ -188,10 +188,16 @@ extension EffectsArticle {
     }
 
     @Test func aThrottledEffectRunsAtOnceTheFirstTime() async {
-      let refresh: Effect<Search.Action> = .run { send in
-        await send(.resultsLoaded(["fresh"]))
+      let refresh = withDependencies {
+        $0.continuousClock = ImmediateClock()
+      } operation: {
+        @Dependency(\.continuousClock) var clock
+        let refresh: Effect<Search.Action> = .run { send in
+          await send(.resultsLoaded(["fresh"]))
+        }
+        .throttle(id: "refresh", for: .seconds(10), clock: clock, latest: true)
+        return refresh
       }
-      .throttle(id: "refresh", for: .seconds(10), clock: ImmediateClock(), latest: true)
 
       let store = Store(initialState: Search.State()) {
         Reduce<Search.State, Search.Action> { state, action in
