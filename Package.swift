@@ -10,6 +10,8 @@ let package = Package(
     .executable(name: "counter", targets: ["counter"]),
     .executable(name: "tictactoe", targets: ["tictactoe"]),
     .executable(name: "todos", targets: ["todos"]),
+    .executable(name: "tictactoe-server", targets: ["tictactoe-server"]),
+    .executable(name: "tictactoe-load", targets: ["tictactoe-load"]),
     .executable(name: "unidirectional-benchmarks", targets: ["UnidirectionalBenchmarks"]),
   ],
   targets: [
@@ -81,6 +83,31 @@ let package = Package(
         "UnidirectionalTestSupport",
       ],
       path: "CaseStudies/TicTacToe/Tests/TicTacToeCoreTests"
+    ),
+
+    // Case study: the multiplayer TicTacToe server and its load test.
+    .target(
+      name: "TicTacToeServerCore",
+      dependencies: ["Unidirectional", "TicTacToeCore"],
+      path: "CaseStudies/TicTacToeServer/Sources/TicTacToeServerCore"
+    ),
+    .executableTarget(
+      name: "tictactoe-server",
+      dependencies: ["TicTacToeServerCore", "Unidirectional"],
+      path: "CaseStudies/TicTacToeServer/Sources/tictactoe-server"
+    ),
+    .executableTarget(
+      name: "tictactoe-load",
+      dependencies: ["TicTacToeServerCore"],
+      path: "CaseStudies/TicTacToeServer/Sources/tictactoe-load"
+    ),
+    .testTarget(
+      name: "TicTacToeServerTests",
+      dependencies: [
+        "TicTacToeServerCore", "TicTacToeCore", "UnidirectionalTesting",
+        "UnidirectionalTestSupport",
+      ],
+      path: "CaseStudies/TicTacToeServer/Tests/TicTacToeServerTests"
     ),
 
     // Case study: Todos.

@@ -9,16 +9,25 @@ import Foundation
 /// while a round is under way wait for the next round, so however many actions arrive during
 /// an `fsync`, they cost one more `fsync`, not one each.
 ///
-/// The thread sleeps while there is nothing to write (no polling), and ends once the committer
+/// When a round has several sinks to flush (one log file per game, say), it flushes them at
+/// once, on up to `concurrentFlushes` threads: `fsync`s of different files then overlap, and a
+/// journaling file system commits them together.
+///
+/// The threads sleep while there is nothing to write (no polling), and end once the committer
 /// is released and its work is done.
 public final class ActionLogCommitter: Sendable {
-  private let queue = CommitQueue()
+  private let queue: CommitQueue
 
-  /// Creates a committer and starts its thread.
+  /// Creates a committer and starts its threads.
   ///
-  /// - Parameter name: The thread's name, as debuggers and `top -H` show it.
-  public init(name: String = "action-log-committer") {
-    let queue = self.queue
+  /// - Parameters:
+  ///   - name: The committer thread's name, as debuggers and `top -H` show it.
+  ///   - concurrentFlushes: How many sinks a round may flush at the same time (the committer's
+  ///     thread and `concurrentFlushes - 1` helpers, which only wait on I/O). 8 by default.
+  public init(name: String = "action-log-committer", concurrentFlushes: Int = 8) {
+    precondition(concurrentFlushes > 0, "Unidirectional: concurrentFlushes must be positive")
+    let queue = CommitQueue(pool: FlushPool(helpers: concurrentFlushes - 1, name: name))
+    self.queue = queue
     let thread = Thread { queue.run() }
     thread.name = name
     thread.start()
@@ -66,6 +75,11 @@ private final class CommitQueue: @unchecked Sendable {
   private let condition = NSCondition()
   private var scheduled: [any CommitParticipant] = []
   private var isStopped = false
+  private let pool: FlushPool
+
+  init(pool: FlushPool) {
+    self.pool = pool
+  }
 
   func schedule(_ log: any CommitParticipant) {
     condition.lock()
@@ -105,16 +119,114 @@ private final class CommitQueue: @unchecked Sendable {
           failures[index] = error
         }
       }
-      for (index, (log, _)) in batches.enumerated() where failures[index] == nil {
-        do throws(ActionLogError) {
-          try log.sink.flush()
-        } catch {
-          failures[index] = error
-        }
-      }
+      let flushing = batches.indices.filter { failures[$0] == nil }
+      let flushFailures = pool.flush(flushing.map { batches[$0].0.sink })
+      for (index, failure) in zip(flushing, flushFailures) { failures[index] = failure }
       for (index, (log, batch)) in batches.enumerated() {
         log.finish(batch, failure: failures[index])
       }
     }
+    pool.stop()
+  }
+}
+
+/// Threads that flush the sinks of one round at the same time, with the committer's thread.
+///
+/// States: idle (`job` is `nil`, helpers wait); flushing (`job` set: each thread takes the next
+/// sink until none is left; the last to finish wakes the committer's thread, which clears
+/// `job`); stopped (helpers return).
+private final class FlushPool: @unchecked Sendable {
+  // Safe: `job` and `isStopped` are read and written only with `condition` locked; a job's
+  // sinks are each flushed by the one thread that took its index.
+
+  private struct Job {
+    let sinks: [any ActionLogSink]
+    var failures: [ActionLogError?]
+    var next = 0
+    var done = 0
+  }
+
+  private let condition = NSCondition()
+  private var job: Job?
+  private var isStopped = false
+  private let helpers: Int
+
+  init(helpers: Int, name: String) {
+    self.helpers = helpers
+    for index in 0..<helpers {
+      let thread = Thread { [self] in work() }
+      thread.name = "\(name)-flush-\(index + 1)"
+      thread.start()
+    }
+  }
+
+  /// Flushes every sink, at the same time where there are helpers; returns each one's failure.
+  func flush(_ sinks: [any ActionLogSink]) -> [ActionLogError?] {
+    guard sinks.count > 1, helpers > 0 else {
+      return sinks.map { sink in
+        do throws(ActionLogError) {
+          try sink.flush()
+          return nil
+        } catch {
+          return error
+        }
+      }
+    }
+    condition.lock()
+    job = Job(sinks: sinks, failures: Array(repeating: nil, count: sinks.count))
+    condition.broadcast()
+    condition.unlock()
+    takeTurns()
+    condition.lock()
+    while let job, job.done < job.sinks.count { condition.wait() }
+    let failures = job?.failures ?? []
+    job = nil
+    condition.unlock()
+    return failures
+  }
+
+  /// Flushes the job's next sink until none is left.
+  private func takeTurns() {
+    while true {
+      condition.lock()
+      guard var current = job, current.next < current.sinks.count else {
+        condition.unlock()
+        return
+      }
+      let index = current.next
+      current.next += 1
+      job = current
+      condition.unlock()
+      var failure: ActionLogError?
+      do throws(ActionLogError) {
+        try current.sinks[index].flush()
+      } catch {
+        failure = error
+      }
+      condition.lock()
+      job?.failures[index] = failure
+      job?.done += 1
+      if let job, job.done == job.sinks.count { condition.broadcast() }
+      condition.unlock()
+    }
+  }
+
+  /// A helper's loop: waits for a job with sinks left, takes turns, until stopped.
+  private func work() {
+    while true {
+      condition.lock()
+      while !isStopped && (job.map { $0.next >= $0.sinks.count } ?? true) { condition.wait() }
+      let stopped = isStopped
+      condition.unlock()
+      if stopped { return }
+      takeTurns()
+    }
+  }
+
+  func stop() {
+    condition.lock()
+    isStopped = true
+    condition.broadcast()
+    condition.unlock()
   }
 }

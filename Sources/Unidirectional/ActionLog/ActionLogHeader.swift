@@ -31,6 +31,10 @@ public struct ActionLogHeader: Codable, Equatable, Sendable {
   /// older code cannot decode, so that such code refuses the log instead of misreading it.
   public let schemaVersion: Int
 
+  /// A durable log's identity, unique to the file (a UUID), so that recovery never pairs a log
+  /// with another log's snapshot; `nil` in ``ActionLogRecorder``'s logs.
+  let logID: String?
+
   /// Creates a header for the current log layout.
   ///
   /// - Parameters:
@@ -42,6 +46,16 @@ public struct ActionLogHeader: Codable, Equatable, Sendable {
     self.program = program
     self.actionType = actionType
     self.schemaVersion = schemaVersion
+    self.logID = nil
+  }
+
+  /// Creates a header for a durable log, with an identity of its own.
+  init(program: String, actionType: String, schemaVersion: Int, logID: String) {
+    self.format = Self.currentFormat
+    self.program = program
+    self.actionType = actionType
+    self.schemaVersion = schemaVersion
+    self.logID = logID
   }
 
   /// The name the recorder and reader use when given no program name: the running
@@ -51,7 +65,7 @@ public struct ActionLogHeader: Codable, Equatable, Sendable {
   private enum CodingKeys: String, CodingKey {
     // The key that tells a header from an entry: entries have no `actionLog` key.
     case format = "actionLog"
-    case program, actionType, schemaVersion
+    case program, actionType, schemaVersion, logID
   }
 }
 

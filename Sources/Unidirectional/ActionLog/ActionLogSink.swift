@@ -16,7 +16,7 @@ import Foundation
 /// }
 /// ```
 ///
-/// Both run on the committer's own thread, so they may block. An error stops the log: every
+/// A sink belongs to one log. Both methods run on the committer's own thread, so they may block. An error stops the log: every
 /// waiter and every later one receives it (see ``DurableActionLog/failure``).
 public protocol ActionLogSink: AnyObject, Sendable {
   /// Appends `lines` after everything written before, in order.

@@ -51,8 +51,16 @@ extension DurableActionLog where Action: Decodable {
     // Before its first flush, a log may hold nothing whole, not even its header: then nothing
     // was acknowledged, and it starts again.
     guard let headerEnd = data.firstIndex(of: 0x0A) else {
+      // A snapshot is written only after its log's header is durable: this one is another's.
+      if let snapshotPath, FileManager.default.fileExists(atPath: snapshotPath) {
+        throw ActionLogError(
+          path: snapshotPath, line: nil,
+          reason: .invalidEntry(
+            "the snapshot belongs to another log: \(path) has no header yet; remove the snapshot"))
+      }
       let header = ActionLogHeader(
-        program: program, actionType: actionType, schemaVersion: schemaVersion)
+        program: program, actionType: actionType, schemaVersion: schemaVersion,
+        logID: UUID().uuidString)
       let log = DurableActionLog(
         sink: try ActionLogFileSink(appendingTo: path, at: 0), header: header, nextSequence: 1,
         length: 0, redactsSecrets: redactsSecrets, committer: committer)
@@ -129,6 +137,13 @@ extension DurableActionLog where Action: Decodable {
       throw ActionLogError(
         path: path, line: nil,
         reason: .otherActionType(recorded: snapshot.header.actionType, reading: header.actionType))
+    }
+    guard snapshot.header.logID == header.logID else {
+      throw ActionLogError(
+        path: path, line: nil,
+        reason: .invalidEntry(
+          "the snapshot belongs to another log (log id \(snapshot.header.logID ?? "none"), "
+            + "not \(header.logID ?? "none")); remove it to recover from the log alone"))
     }
     // It must end where a line of this log ends: otherwise it belongs to another log.
     guard snapshot.logLength >= logStart, snapshot.logLength <= logData.count,

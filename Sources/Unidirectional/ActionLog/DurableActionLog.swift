@@ -31,7 +31,12 @@ import Foundation
 /// ``recover(path:snapshotPath:program:schemaVersion:redactsSecrets:initialState:reducer:committer:)``)
 /// reaches a state that includes it. It says nothing about the action's effects, which run
 /// whether or not the log keeps up, nor about actions reduced after it. If the sink fails, it
-/// throws that failure instead; the action may or may not be durable then.
+/// throws that failure instead; the action may or may not be durable then. Waiting cannot be
+/// cancelled: it ends with the next flush.
+///
+/// The log does not slow the store down: if the sink cannot keep up, lines wait in memory and
+/// acknowledgements come later. A server that acknowledges before replying gets its back
+/// pressure from its clients waiting.
 ///
 /// ## Failure
 ///
@@ -89,7 +94,7 @@ public final class DurableActionLog<Action: Encodable & Sendable>: Sendable {
   ) {
     let header = ActionLogHeader(
       program: program, actionType: String(reflecting: Action.self),
-      schemaVersion: schemaVersion)
+      schemaVersion: schemaVersion, logID: UUID().uuidString)
     self.init(
       sink: sink, header: header, nextSequence: 1, length: 0, redactsSecrets: redactsSecrets,
       committer: committer)
@@ -245,9 +250,10 @@ public final class DurableActionLog<Action: Encodable & Sendable>: Sendable {
   ///
   /// - Parameters:
   ///   - task: What the store's `send` returned for the action.
-  ///   - body: Called once, on the committer's thread (or at once on the calling thread if the
-  ///     action is durable already), with `nil`, or with ``failure`` if the log failed first.
-  ///     Keep it short: hand the reply to your own I/O.
+  ///   - body: Called once, with `nil`, or with ``failure`` if the log failed first: on the
+  ///     committer's thread after the flush, or before this returns if the action is durable
+  ///     already (from a task of its own if the action was queued). Keep it short: hand the
+  ///     reply to your own I/O, as it delays the acknowledgements of the same round.
   public func whenDurable(
     _ task: StoreTask, _ body: @escaping @Sendable (ActionLogError?) -> Void
   ) {

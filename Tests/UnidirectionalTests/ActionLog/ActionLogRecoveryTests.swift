@@ -50,11 +50,12 @@ import UnidirectionalTestSupport
 
   /// Plays `moves` on a live store logging to `files` with a snapshot every 10 entries, each
   /// acknowledged, and returns the live state.
-  func play(_ moves: some Sequence<Int>, files: Files, committer: ActionLogCommitter) async throws
-    -> State
-  {
+  func play(
+    _ moves: some Sequence<Int>, overwrite: Bool = false, files: Files,
+    committer: ActionLogCommitter
+  ) async throws -> State {
     let log = try DurableActionLog<Action>(
-      path: files.log, program: "server", committer: committer)
+      path: files.log, overwrite: overwrite, program: "server", committer: committer)
     let store = Store(
       initialState: State(), reducer: Self.feature,
       interceptors: [log.interceptor(snapshottingTo: files.snapshot, every: 10)])
@@ -204,5 +205,85 @@ import UnidirectionalTestSupport
     #expect(!FileManager.default.fileExists(atPath: files.snapshot + ".tmp"))
     let text = try String(contentsOfFile: files.snapshot, encoding: .utf8)
     #expect(text.contains(#""sequence":20"#))
+  }
+
+  @Test func aRequestedSnapshotIsTakenAfterTheNextAction() async throws {
+    let files = try Files()
+    defer { files.remove() }
+    let committer = ActionLogCommitter()
+    let log = try DurableActionLog<Action>(
+      path: files.log, program: "server", committer: committer)
+    let store = Store(
+      initialState: State(), reducer: Self.feature,
+      interceptors: [log.interceptor(snapshottingTo: files.snapshot, every: 1000)])
+    try await log.waitUntilDurable(store.send(.move(1)))
+    log.requestSnapshot()
+    try await log.waitUntilDurable(store.send(.move(2)))
+    // The snapshot is written in entry 2's round; entry 3's round comes after it.
+    try await log.waitUntilDurable(store.send(.move(3)))
+    let recovery = try recover(files, committer: committer)
+    #expect(recovery.snapshotSequence == 2)
+    #expect(recovery.replayedCount == 1)
+    #expect(recovery.state == store.state)
+  }
+
+  @Test func anotherLogsSnapshotIsRefused() async throws {
+    let files = try Files()
+    defer { files.remove() }
+    let committer = ActionLogCommitter()
+    _ = try await play(1...20, files: files, committer: committer)
+    let extra = try DurableActionLog<Action>(
+      path: files.directory + "/other.jsonl", program: "server", committer: committer)
+    let other = Store(
+      initialState: State(), reducer: Self.feature, interceptors: [extra.interceptor()])
+    try await extra.waitUntilDurable(other.send(.move(0)))
+    // A new game in a new log at the same path, before its first snapshot: the old game's
+    // snapshot is still there.
+    let live = try await play(1...5, overwrite: true, files: files, committer: committer)
+    let error = try #require(throws: ActionLogError.self) {
+      try recover(files, committer: committer)
+    }
+    #expect(error.path == files.snapshot)
+    #expect(error.description.contains("the snapshot belongs to another log"))
+    #expect(try recover(files, committer: committer, snapshot: false).state == live)
+  }
+
+  enum LoginAction: Codable, Equatable, Sendable {
+    case password(Secret<String>)
+  }
+
+  /// A secret is redacted by default, and then cannot be recovered; a log made to recover
+  /// stores whose actions hold secrets keeps them.
+  @Test func secretsAreRecoveredOnlyFromALogThatKeepsThem() async throws {
+    let files = try Files()
+    defer { files.remove() }
+    let committer = ActionLogCommitter()
+    let login = Reduce<String, LoginAction> { state, action in
+      switch action {
+      case .password(let secret): state = secret.value
+      }
+      return .none
+    }
+    for redactsSecrets in [true, false] {
+      let log = try DurableActionLog<LoginAction>(
+        path: files.log, overwrite: true, program: "server", redactsSecrets: redactsSecrets,
+        committer: committer)
+      let store = Store(initialState: "", reducer: login, interceptors: [log.interceptor()])
+      try await log.waitUntilDurable(store.send(.password(Secret("hunter2"))))
+      let text = try String(contentsOfFile: files.log, encoding: .utf8)
+      #expect(text.contains("hunter2") == !redactsSecrets)
+      let recover = { () throws(ActionLogError) in
+        try DurableActionLog<LoginAction>.recover(
+          path: files.log, program: "server", redactsSecrets: redactsSecrets,
+          initialState: "", reducer: login, committer: committer)
+      }
+      if redactsSecrets {
+        #expect(
+          throws: ActionLogError(path: files.log, line: 2, reason: .redacted(["password"]))
+        ) { try recover() }
+      } else {
+        #expect(try recover().state == "hunter2")
+      }
+    }
   }
 }

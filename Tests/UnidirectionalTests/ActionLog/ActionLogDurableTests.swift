@@ -209,6 +209,41 @@ final class TestSink: ActionLogSink {
     #expect(sink.flushes == 2)
   }
 
+  /// An action sent while the store is busy is queued: its acknowledgement waits for the store
+  /// to reduce it, then for its entry's flush.
+  @Test func aQueuedActionIsAcknowledgedOnceReducedAndDurable() async throws {
+    let sink = TestSink()
+    let log = DurableActionLog<Action>(sink: sink, program: "p", committer: ActionLogCommitter())
+    let holder = Locked<Store<Int, Action>?>(nil)
+    let durableCounts = Log<Int>()
+    let callback = Locked<(@Sendable () -> Void)?>(nil)
+    // After `.add(1)` is logged, an interceptor sends `.add(100)`: the store is busy, so it is
+    // queued, and its task is pending when `whenDurable` gets it.
+    let resend = StoreInterceptor<Int, Action>(didReduce: { action, _, _ in
+      guard action == .add(1), let store = holder.withLock({ $0 }) else { return }
+      let task = store.send(.add(100))
+      log.whenDurable(task) { error in
+        #expect(error == nil)
+        durableCounts.append(log.durableCount)
+        callback.withLock { $0 }?()
+      }
+    })
+    let store = Store(
+      initialState: 0, reducer: Self.feature, interceptors: [log.interceptor(), resend])
+    holder.withLock { $0 = store }
+    defer { holder.withLock { $0 = nil } }
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      callback.withLock { $0 = { continuation.resume() } }
+      store.send(.add(1))
+    }
+    #expect(store.state == 101)
+    // Both entries were durable when the callback ran.
+    #expect(durableCounts.values.count == 1)
+    #expect((durableCounts.values.first ?? 0) >= 2)
+    let read = try ActionLog<Action>(data: sink.written, program: "p")
+    #expect(read.entries.map(\.action) == [.add(1), .add(100)])
+  }
+
   @Test func aSinkFailureReachesEveryWaiterAndStopsTheLog() async throws {
     let sink = TestSink(holdingFlushes: true)
     let log = DurableActionLog<Action>(sink: sink, program: "p", committer: ActionLogCommitter())
@@ -244,5 +279,44 @@ final class TestSink: ActionLogSink {
     ) {
       try DurableActionLog<Action>(path: path, program: "server", committer: ActionLogCommitter())
     }
+  }
+}
+
+/// Flushing several sinks in one round, at the same time.
+@Suite struct ActionLogCommitterTests {
+  enum Action: Codable, Equatable, Sendable {
+    case add(Int)
+  }
+
+  /// Every sink's flush starts before any returns: they overlap. Proves the round flushes the
+  /// sinks at the same time, and that a failing sink fails only its own log.
+  @Test func aRoundFlushesItsSinksAtTheSameTime() async throws {
+    let committer = ActionLogCommitter(concurrentFlushes: 3)
+    let blocker = TestSink(holdingFlushes: true)
+    let blockerLog = DurableActionLog<Action>(sink: blocker, program: "p", committer: committer)
+    await blocker.waitForFlushStart(1)
+    // While the committer is blocked, three logs append their headers, and a fourth log's sink
+    // breaks. The three flushes are held until all three have started.
+    let sinks = (0..<3).map { _ in TestSink(holdingFlushes: true) }
+    let logs = sinks.map { DurableActionLog<Action>(sink: $0, program: "p", committer: committer) }
+    let broken = TestSink()
+    let error = ActionLogError(path: "broken", line: nil, reason: .fileError("broken"))
+    broken.fail(with: error)
+    let brokenLog = DurableActionLog<Action>(sink: broken, program: "p", committer: committer)
+    let brokenStore = Store(
+      initialState: 0, reducer: EmptyReducer<Int, Action>(),
+      interceptors: [brokenLog.interceptor()])
+    let brokenTask = brokenStore.send(.add(1))
+    blocker.stopHolding()
+    for sink in sinks { await sink.waitForFlushStart(1) }
+    for sink in sinks { sink.stopHolding() }
+    for log in logs {
+      let store = Store(
+        initialState: 0, reducer: EmptyReducer<Int, Action>(), interceptors: [log.interceptor()])
+      try await log.waitUntilDurable(store.send(.add(1)))
+      #expect(log.durableCount == 1)
+    }
+    await #expect(throws: error) { try await brokenLog.waitUntilDurable(brokenTask) }
+    try await blockerLog.waitUntilDurable()
   }
 }

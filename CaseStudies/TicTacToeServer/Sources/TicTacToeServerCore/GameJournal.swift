@@ -1,0 +1,72 @@
+import Foundation
+import Synchronization
+import Unidirectional
+
+/// The server's durable journal in a data directory: the ``Journal`` store and its durable
+/// action log, recovered from the directory if it holds one.
+///
+/// The directory holds `journal.jsonl` (the log: a header line, then one entry per journaled
+/// action, never rewritten except to cut a torn last line) and `journal.snapshot.json` (the
+/// journal's state every `snapshotInterval` entries, replaced atomically), both mode 0600.
+public final class GameJournal: Sendable {
+  /// The program name in the log's header.
+  public static let program = "tictactoe-server"
+
+  /// The journal store: send it what must survive a crash.
+  public let store: Store<Journal.State, Journal.Action>
+  /// The log its actions go to.
+  public let log: DurableActionLog<Journal.Action>
+  /// What recovery did, if the directory held a journal.
+  public let recovery: String?
+  /// Counts the log's flushes (`fsync`s), for a journal started in this run; `nil` for a
+  /// recovered one, whose file sink recovery opens itself.
+  let counter: CountingSink?
+
+  /// How many times the log was flushed to disk in this run, if known: with
+  /// ``DurableActionLog/durableCount``, the entries each `fsync` covered on average.
+  public var flushCount: Int? { counter?.flushes.load(ordering: .relaxed) }
+
+  /// Opens the journal in `directory` (created, mode 0700, if missing), recovering it if it
+  /// exists.
+  ///
+  /// - Parameters:
+  ///   - directory: The data directory.
+  ///   - committer: The thread that writes and flushes the log.
+  ///   - snapshotInterval: How many entries between snapshots.
+  /// - Throws: ``ActionLogError`` if the directory or the log cannot be used, or the log is
+  ///   corrupt before its last line.
+  public init(directory: String, committer: ActionLogCommitter, snapshotInterval: Int = 1000)
+    throws(ActionLogError)
+  {
+    let path = directory + "/journal.jsonl"
+    let snapshotPath = directory + "/journal.snapshot.json"
+    do {
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw ActionLogError(
+        path: directory, line: nil, reason: .fileError("cannot create the directory: \(error)"))
+    }
+    let state: Journal.State
+    if FileManager.default.fileExists(atPath: path) {
+      let recovered = try DurableActionLog<Journal.Action>.recover(
+        path: path, snapshotPath: snapshotPath, program: Self.program, redactsSecrets: false,
+        initialState: Journal.State(), reducer: Journal(), committer: committer)
+      state = recovered.state
+      log = recovered.log
+      recovery = recovered.description
+      counter = nil
+    } else {
+      let counter = CountingSink(try ActionLogFileSink(path: path))
+      self.counter = counter
+      log = DurableActionLog<Journal.Action>(
+        sink: counter, program: Self.program, redactsSecrets: false, committer: committer)
+      state = Journal.State()
+      recovery = nil
+    }
+    store = Store(
+      initialState: state, reducer: Journal(),
+      interceptors: [log.interceptor(snapshottingTo: snapshotPath, every: snapshotInterval)])
+  }
+}

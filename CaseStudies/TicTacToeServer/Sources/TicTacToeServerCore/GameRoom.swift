@@ -1,0 +1,154 @@
+import TicTacToeCore
+import Unidirectional
+
+/// One game on the server: its own store, two players, the moves they made, and how it ended.
+///
+/// The board rules are `TicTacToeCore`'s ``Game`` reducer: a move the room accepts is handed to
+/// it as a tap. The room adds what a server needs on top: who may move (each side is a
+/// ``Player``, and only the player whose turn it is), a record of the accepted moves with the
+/// client's sequence number (the acknowledgement a client waits for), and the outcome, which
+/// includes a forfeit when a player leaves, disconnects or times out.
+public struct GameRoom: Reducer {
+  /// A game's state.
+  public struct State: Equatable, Sendable {
+    /// The game's id, unique on the server.
+    public let id: String
+    /// The board, whose turn it is and the players' names, as `TicTacToeCore` keeps them.
+    public var game: Game.State
+    /// Every accepted move, in order.
+    public var moves: [Move] = []
+    /// How the game ended, or `nil` while it is on.
+    public var outcome: Outcome?
+    /// How many moves were refused. Only the server's logs read it: clients never see it, so a
+    /// refused move sends no frame to anyone.
+    public var refusedMoves = 0
+
+    /// Creates a game that has not started.
+    ///
+    /// - Parameters:
+    ///   - id: The game's id.
+    ///   - xName: The name of the player who plays X (first).
+    ///   - oName: The name of the player who plays O.
+    public init(id: String, xName: String, oName: String) {
+      self.id = id
+      self.game = Game.State(xName: xName, oName: oName)
+    }
+
+    /// Why `move` cannot be played now, or `nil` if it can.
+    ///
+    /// - Parameter move: The move to check.
+    /// - Returns: The reason it is refused, or `nil`.
+    public func refusal(of move: Move) -> MoveRefusal? {
+      GameRoom.refusal(
+        of: move, outcome: outcome, turn: game.currentPlayer, cells: game.board.cells)
+    }
+  }
+
+  /// Why `move` cannot be played in a game with this outcome, turn and cells, or `nil` if it
+  /// can: ``State/refusal(of:)`` from the few values it needs, so a caller can read just those.
+  ///
+  /// - Parameters:
+  ///   - move: The move to check.
+  ///   - outcome: How the game ended, if it did.
+  ///   - turn: Whose turn it is.
+  ///   - cells: The board's cells.
+  /// - Returns: The reason it is refused, or `nil`.
+  public static func refusal(
+    of move: Move, outcome: Outcome?, turn: Player, cells: [Player?]
+  ) -> MoveRefusal? {
+    if outcome != nil { return .gameOver }
+    guard (0..<9).contains(move.cell) else { return .badCell }
+    guard move.player == turn else { return .notYourTurn }
+    guard cells[move.cell] == nil else { return .cellTaken }
+    return nil
+  }
+
+  /// A move accepted into a game.
+  public struct Move: Equatable, Sendable {
+    /// Who moved.
+    public var player: Player
+    /// The cell, 0...8, row by row.
+    public var cell: Int
+    /// The number the client gave the move, echoed in its acknowledgement.
+    public var seq: Int
+
+    /// Creates a move.
+    ///
+    /// - Parameters:
+    ///   - player: Who moves.
+    ///   - cell: The cell, 0...8, row by row.
+    ///   - seq: The client's number for the move.
+    public init(player: Player, cell: Int, seq: Int) {
+      self.player = player
+      self.cell = cell
+      self.seq = seq
+    }
+  }
+
+  /// How a game ended.
+  public enum Outcome: Equatable, Sendable {
+    /// Three in a line.
+    case won(Player)
+    /// A full board without a line.
+    case tie
+    /// The loser left, disconnected or timed out; the other player wins.
+    case forfeit(loser: Player, reason: ForfeitReason)
+
+    /// The winner, if any.
+    public var winner: Player? {
+      switch self {
+      case .won(let player): player
+      case .tie: nil
+      case .forfeit(let loser, _): loser.other
+      }
+    }
+  }
+
+  /// Why a player forfeited.
+  public enum ForfeitReason: String, Equatable, Sendable {
+    /// The player sent `leave`.
+    case left
+    /// The player's connection closed.
+    case disconnected
+    /// The server waited on the player for longer than the idle timeout.
+    case idle
+    /// The server shut down while the game was on.
+    case shutdown
+  }
+
+  /// What can happen to a game.
+  public enum Action: Equatable, Sendable {
+    /// A player asks to move; refused moves change nothing but ``State/refusedMoves``.
+    case move(Move)
+    /// A player gives up the game (see ``ForfeitReason``). Ignored once the game is over.
+    case forfeit(Player, ForfeitReason)
+  }
+
+  /// Creates the reducer.
+  public init() {}
+
+  /// Plays or refuses a move, or ends the game by forfeit.
+  public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .move(let move):
+      guard state.refusal(of: move) == nil else {
+        state.refusedMoves += 1
+        return .none
+      }
+      // The board rules are the case study's own: the room only decides who may move.
+      _ = Game().reduce(
+        into: &state.game, action: .cellTapped(row: move.cell / 3, column: move.cell % 3))
+      state.moves.append(move)
+      if let winner = state.game.winner {
+        state.outcome = .won(winner)
+      } else if state.game.isTie {
+        state.outcome = .tie
+      }
+      return .none
+    case .forfeit(let player, let reason):
+      guard state.outcome == nil else { return .none }
+      state.outcome = .forfeit(loser: player, reason: reason)
+      return .none
+    }
+  }
+}

@@ -1,0 +1,448 @@
+import Synchronization
+import TicTacToeCore
+import Unidirectional
+
+/// The server's state, as stores: one ``Lobby`` store, a ``GameRoom`` store per game, a
+/// ``Session`` store per connection; and the routing of client frames to them.
+///
+/// It knows nothing of sockets: a transport calls ``connect(_:)`` for each new client,
+/// ``receive(_:from:)`` for each frame (a line without its newline), and
+/// ``disconnect(_:reason:)`` when the connection ends. Everything a client is sent is either a
+/// reply to its own frame (`error`, `pong`, `bye`) or a push from `store.observe` of exactly what
+/// that client reads: its own session's phase, and its game's board, turn, moves and outcome.
+/// A change nobody reads (a refused move's counter, another session's idle timer) sends nothing.
+///
+/// ## Threading
+///
+/// Every method may be called from any thread. Stores serialize their own actions; observers
+/// run on the thread that reduced the action, so the frames of a move are queued on the links
+/// before `receive` returns when the game's store was idle.
+///
+/// ## Disconnects
+///
+/// A disconnect (or an idle timeout, a frame over the size cap, a slow reader, `quit`) closes
+/// the session: its effects are cancelled, it leaves the queue, and a game it is playing is
+/// forfeited: the opponent wins and is told so by the game's `state` frame. A server shutdown
+/// closes every session but forfeits nothing: games stop where they are.
+///
+/// ## Durability
+///
+/// Given a ``GameJournal``, the server journals each game's start, each change of a game store
+/// (in that store's order) and each game's end, and holds every frame that reports a journaled
+/// change until its entry is on disk: a `state` frame showing a move is the move's
+/// acknowledgement, so an acknowledged move survives a crash. Each player is sent a `seat` frame
+/// with a token; after a restart, the games in the journal are rebuilt, and a client takes its
+/// seat again with `rejoin`. A crash is not a disconnect: recovered games are not forfeited.
+public final class GameServer: Sendable {
+  /// Settings of a server.
+  public struct Configuration: Sendable {
+    /// How long the server waits on a client (see ``Session``). 60 seconds by default.
+    public var idleTimeout: Duration
+    /// Where log lines go (one event per line, no newline); `nil` (the default) for none, and
+    /// then no line is even formatted.
+    public var log: (@Sendable (String) -> Void)?
+
+    /// Creates a configuration.
+    ///
+    /// - Parameters:
+    ///   - idleTimeout: How long the server waits on a client.
+    ///   - log: Receives log lines.
+    public init(
+      idleTimeout: Duration = .seconds(60), log: (@Sendable (String) -> Void)? = nil
+    ) {
+      self.idleTimeout = idleTimeout
+      self.log = log
+    }
+  }
+
+  /// Counts for logs and tests.
+  public struct Statistics: Equatable, Sendable {
+    /// Sessions open now.
+    public var sessions = 0
+    /// Games being played now.
+    public var games = 0
+    /// Games started since launch.
+    public var gamesStarted = 0
+    /// Moves accepted since launch.
+    public var moves = 0
+  }
+
+  let configuration: Configuration
+  /// The dependencies in force at creation: every store the server makes uses them (tests put a
+  /// `TestClock` there).
+  let dependencies: DependencyValues
+  let lobby: Store<Lobby.State, Lobby.Action>
+  let sessions = Locked<[Int: SessionEntry]>([:])
+  let games = Locked<[String: GameEntry]>([:])
+  let nextSession = Atomic<Int>(1)
+  let moveCount = Atomic<Int>(0)
+  let lobbyToken = Locked<ObservationToken?>(nil)
+  /// The journal, on a durable server.
+  let journal: GameJournal?
+
+  /// Creates a server; with a journal, a durable one whose games in progress are those of the
+  /// journal.
+  ///
+  /// - Parameters:
+  ///   - configuration: Its settings.
+  ///   - journal: Where games are journaled (see "Durability" above), or `nil`.
+  public init(configuration: Configuration = Configuration(), journal: GameJournal? = nil) {
+    self.configuration = configuration
+    self.journal = journal
+    let dependencies = DependencyValues.current
+    self.dependencies = dependencies
+    let journaled = journal?.store.state ?? Journal.State()
+    self.lobby = Store(initialState: Lobby.State(gamesStarted: journaled.gamesStarted)) {
+      Lobby()
+    }
+    for (id, record) in journaled.games.sorted(by: { $0.key < $1.key }) {
+      reopen(id, record)
+    }
+    let token = lobby.observe { [weak self] in
+      guard let self, let pairing = self.lobby.lastPairing else { return }
+      self.start(pairing)
+    }
+    lobbyToken.withLock { $0 = token }
+  }
+
+  /// The server's counts now.
+  public var statistics: Statistics {
+    Statistics(
+      sessions: sessions.withLock(\.count), games: games.withLock(\.count),
+      gamesStarted: lobby.gamesStarted, moves: moveCount.load(ordering: .relaxed))
+  }
+
+  /// Opens a session for a new client; its first frame, `session` in phase `connected`, is
+  /// delivered before this returns.
+  ///
+  /// - Parameter link: How to reach the client.
+  /// - Returns: The session's id, for ``receive(_:from:)`` and ``disconnect(_:reason:)``.
+  public func connect(_ link: ClientLink) -> Int {
+    let id = nextSession.add(1, ordering: .relaxed).oldValue
+    let store = withDependencies {
+      $0 = dependencies
+    } operation: {
+      Store(initialState: Session.State(id: id, idleTimeout: configuration.idleTimeout)) {
+        Session()
+      }
+    }
+    let entry = SessionEntry(id: id, store: store, link: link, journalLog: journal?.log)
+    sessions.withLock { $0[id] = entry }
+    let token = store.observe { [weak self, weak store, weak entry] in
+      guard let self, let store, let entry else { return }
+      let phase = store.phase
+      switch phase {
+      case .closed(let reason):
+        self.disconnect(id, reason: reason)
+      default:
+        entry.deliver(.session(name: store.name, phase: phase))
+      }
+    }
+    entry.withLock { $0.sessionToken = token }
+    store.send(.connected)
+    return id
+  }
+
+  /// Handles one frame from a client.
+  ///
+  /// - Parameters:
+  ///   - line: The frame, without its newline.
+  ///   - id: The session it came from. Frames of a closed session are ignored.
+  public func receive(_ line: some Collection<UInt8>, from id: Int) {
+    guard let entry = sessions.withLock({ $0[id] }) else { return }
+    // A frame resets the idle count; skipping the action when there is nothing to reset keeps
+    // a move to one action on the session store's side.
+    if entry.store.idleTicks != 0 { entry.store.send(.frameReceived) }
+    let frame: ClientFrame
+    do throws(FrameError) {
+      frame = try ClientFrame.decode(line)
+      try handle(frame, entry)
+    } catch {
+      let seq: Int? =
+        if case .move(_, _, let seq)? = try? ClientFrame.decode(line) { seq } else { nil }
+      entry.deliver(.error(code: error.code.name, message: error.message, seq: seq))
+    }
+  }
+
+  /// Closes a session: it leaves the queue, forfeits its game, and its effects are cancelled.
+  ///
+  /// When `reason` is not ``CloseReason/disconnected`` (the client is still there), the client
+  /// is sent `bye` and the link is closed. Closing a closed session does nothing.
+  ///
+  /// - Parameters:
+  ///   - id: The session.
+  ///   - reason: Why it closes.
+  public func disconnect(_ id: Int, reason: CloseReason) {
+    guard let entry = sessions.withLock({ $0.removeValue(forKey: id) }) else { return }
+    let wasQueued = entry.store.phase == .queued
+    entry.store.send(.close(reason))
+    let fields = entry.withLock { fields in
+      defer { fields = SessionEntry.Fields() }
+      return fields
+    }
+    fields.sessionToken?.cancel()
+    fields.gameToken?.cancel()
+    if wasQueued { lobby.send(.leave(session: id)) }
+    // The room and side are kept apart from the session's phase, which an idle timeout has
+    // already closed by the time this runs.
+    if let game = fields.game, let player = fields.player {
+      game.seats.withLock { $0[player] = nil }
+      if reason != .shutdown {
+        game.store.send(.forfeit(player, reason == .idle ? .idle : .disconnected))
+      }
+    }
+    if reason != .disconnected {
+      entry.deliver(.bye(reason))
+      entry.close()
+    }
+    configuration.log?("session \(id) closed (\(reason.rawValue))")
+  }
+
+  /// Closes every session with ``CloseReason/shutdown``.
+  public func shutdown() {
+    let ids = sessions.withLock { Array($0.keys) }
+    for id in ids.sorted() { disconnect(id, reason: .shutdown) }
+  }
+
+  // MARK: Frames
+
+  private func handle(_ frame: ClientFrame, _ entry: SessionEntry) throws(FrameError) {
+    // The fields it needs, read one by one: `store.state` is a generic key path read, which
+    // costs more than the move.
+    let session = SessionFields(
+      id: entry.id, phase: entry.store.phase, name: entry.store.name,
+      lastGame: entry.store.lastGame)
+    switch frame {
+    case .hello(let name):
+      guard session.phase == .connected else {
+        throw FrameError(.wrongPhase, "you said hello already")
+      }
+      entry.store.send(.hello(name: name))
+    case .join:
+      guard let name = session.name else { throw FrameError(.noName, "say hello first") }
+      guard session.phase == .lobby else {
+        throw FrameError(.wrongPhase, "join from the lobby (you are \(session.phase.word))")
+      }
+      entry.store.send(.queued)
+      lobby.send(.join(Lobby.Entrant(session: session.id, name: name)))
+    case .leave:
+      switch session.phase {
+      case .queued:
+        lobby.send(.leave(session: session.id))
+        entry.store.send(.leftQueue)
+      case .playing(_, let player, _):
+        entry.withLock(\.game)?.store.send(.forfeit(player, .left))
+      default:
+        throw FrameError(.wrongPhase, "nothing to leave (you are \(session.phase.word))")
+      }
+    case .move(let game, let cell, let seq):
+      guard let room = games.withLock({ $0[game]?.store }) else {
+        if session.lastGame == game || session.game == game {
+          throw FrameError(.refused(.gameOver), "game \(game) is over")
+        }
+        throw FrameError(.unknownGame, "there is no game \(game)")
+      }
+      guard session.game == game, let player = session.player else {
+        if session.lastGame == game {
+          throw FrameError(.refused(.gameOver), "game \(game) is over")
+        }
+        throw FrameError(.notAPlayer, "you do not play in game \(game)")
+      }
+      let move = GameRoom.Move(player: player, cell: cell, seq: seq)
+      if let refusal = GameRoom.refusal(
+        of: move, outcome: room.outcome, turn: room[\.game.currentPlayer],
+        cells: room[\.game.board.cells])
+      {
+        // The room counts it (its logs read the count); no client reads that, so no frame.
+        room.send(.move(move))
+        throw FrameError(.refused(refusal), refusal.message(for: player))
+      }
+      room.send(.move(move))
+    case .ping:
+      entry.deliver(.pong)
+    case .quit:
+      disconnect(session.id, reason: .quit)
+    case .rejoin(let game, let token):
+      guard session.phase == .connected || session.phase == .lobby else {
+        throw FrameError(.wrongPhase, "rejoin from the lobby (you are \(session.phase.word))")
+      }
+      guard let gameEntry = games.withLock({ $0[game] }) else {
+        throw FrameError(.unknownGame, "there is no game \(game) in progress")
+      }
+      guard let tokens = gameEntry.tokens, token == tokens.x || token == tokens.o else {
+        throw FrameError(.badToken, "that token opens no seat in game \(game)")
+      }
+      let player: Player = token == tokens.x ? .x : .o
+      guard gameEntry.seats.withLock({ $0[player] == nil }) else {
+        throw FrameError(.badToken, "that seat is taken")
+      }
+      let name = player == .x ? gameEntry.names.x : gameEntry.names.o
+      let opponent = player == .x ? gameEntry.names.o : gameEntry.names.x
+      entry.store.send(.rejoined(game: game, player: player, opponent: opponent, name: name))
+      seat(entry, in: gameEntry, as: player, after: nil)
+    }
+  }
+
+  // MARK: Games
+
+  /// Makes a game's store; on a durable server, each change it makes is journaled in its order.
+  private func makeGame(
+    _ id: String, _ state: GameRoom.State, tokens: (x: String, o: String)?
+  ) -> GameEntry {
+    let lastJournalTask = Locked<StoreTask?>(nil)
+    var interceptors: [StoreInterceptor<GameRoom.State, GameRoom.Action>] = []
+    if let journal {
+      interceptors.append(
+        StoreInterceptor(didReduce: { action, old, new in
+          // Refused moves change only the refusal count: nothing to keep.
+          guard old.moves != new.moves || old.outcome != new.outcome else { return }
+          let task = journal.store.send(.room(game: id, action: Journal.RoomAction(action)))
+          lastJournalTask.withLock { $0 = task }
+        }))
+    }
+    let room = withDependencies {
+      $0 = dependencies
+    } operation: {
+      Store(initialState: state, reducer: GameRoom(), interceptors: interceptors)
+    }
+    let entry = GameEntry(
+      store: room, names: (state.game.xName, state.game.oName), tokens: tokens,
+      lastJournalTask: lastJournalTask)
+    games.withLock { $0[id] = entry }
+    // The server's own reader: it closes the game once it is over.
+    let keeper = room.observe { [weak self, weak room] in
+      guard let self, let room, let outcome = room.outcome else { return }
+      self.finish(room.id, outcome: outcome, moves: room.moves.count)
+    }
+    entry.keeper.withLock { $0 = keeper }
+    return entry
+  }
+
+  /// Rebuilds a journaled game after a restart; its players take their seats with `rejoin`.
+  private func reopen(_ id: String, _ record: Journal.GameRecord) {
+    let state = record.room(id: id)
+    guard state.outcome == nil else {
+      // Over, but its end was not journaled before the crash: journal it now.
+      journal?.store.send(.ended(game: id))
+      return
+    }
+    _ = makeGame(id, state, tokens: (record.xToken, record.oToken))
+    configuration.log?("game \(id) recovered after \(state.moves.count) moves")
+  }
+
+  /// Opens the game of a pairing and seats its players.
+  private func start(_ pairing: Lobby.Pairing) {
+    let (x, o) = sessions.withLock { ($0[pairing.x.session], $0[pairing.o.session]) }
+    guard let x, let o else {
+      // One of them left in the meantime: the other goes back to the queue.
+      for (entrant, entry) in [(pairing.x, x), (pairing.o, o)] where entry != nil {
+        lobby.send(.join(entrant))
+      }
+      return
+    }
+    var tokens: (x: String, o: String)?
+    var started: StoreTask?
+    if let journal {
+      let seats = (Self.token(), Self.token())
+      tokens = seats
+      started = journal.store.send(
+        .started(
+          game: pairing.game, number: Int(pairing.game.dropFirst()) ?? 0,
+          record: Journal.GameRecord(
+            xName: pairing.x.name, oName: pairing.o.name, xToken: seats.0, oToken: seats.1)))
+    }
+    let game = makeGame(
+      pairing.game,
+      GameRoom.State(id: pairing.game, xName: pairing.x.name, oName: pairing.o.name),
+      tokens: tokens)
+    game.lastJournalTask.withLock { $0 = started }
+    configuration.log?(
+      "game \(pairing.game) started: \(pairing.x.name) (X, session \(pairing.x.session)) v "
+        + "\(pairing.o.name) (O, session \(pairing.o.session))")
+    for (entry, player, opponent) in [(x, Player.x, pairing.o.name), (o, .o, pairing.x.name)] {
+      entry.store.send(.matched(game: pairing.game, player: player, opponent: opponent))
+      seat(entry, in: game, as: player, after: started)
+    }
+  }
+
+  /// Seats a session in a game: its side, the seat frame, and the observer that pushes the game.
+  private func seat(
+    _ entry: SessionEntry, in game: GameEntry, as player: Player, after started: StoreTask?
+  ) {
+    game.seats.withLock { $0[player] = entry.id }
+    entry.withLock { fields in
+      fields.game = game
+      fields.player = player
+    }
+    if let tokens = game.tokens {
+      let token = player == .x ? tokens.x : tokens.o
+      entry.deliver(.seat(game: game.store.id, player: player, token: token), after: started)
+    }
+    let token = game.store.observe { [weak self, weak game, weak entry] in
+      guard let self, let game, let entry else { return }
+      self.push(game, to: entry, as: player)
+    }
+    entry.withLock { $0.gameToken = token }
+  }
+
+  /// A random seat token.
+  private static func token() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<2).map { _ in
+      let value = String(generator.next() as UInt64, radix: 16)
+      return String(repeating: "0", count: 16 - value.count) + value
+    }.joined()
+  }
+
+  /// Sends a player what it sees of its game; the reads here are what the player observes.
+  private func push(_ game: GameEntry, to entry: SessionEntry, as player: Player) {
+    let room = game.store
+    let moves = room.moves
+    let outcome = room.outcome
+    let view = GameView(
+      game: room.id, board: room[\.game.board], turn: room[\.game.currentPlayer],
+      moveCount: moves.count, lastMove: moves.last, outcome: outcome)
+    // On a durable server, the frame waits for the journal entry of the change it shows.
+    entry.deliver(.state(view), after: journal == nil ? nil : game.lastJournalTask.withLock { $0 })
+    if outcome != nil {
+      game.seats.withLock { $0[player] = nil }
+      entry.withLock { fields in
+        fields.gameToken?.cancel()
+        fields.gameToken = nil
+        fields.game = nil
+        fields.player = nil
+      }
+      entry.store.send(.gameEnded)
+    } else {
+      let isMine = view.turn == player
+      if entry.store.awaitsClient != isMine || entry.store.idleTicks != 0 {
+        entry.store.send(.turnChanged(isMine: isMine))
+      }
+    }
+  }
+
+  private func finish(_ game: String, outcome: GameRoom.Outcome, moves: Int) {
+    guard let entry = games.withLock({ $0.removeValue(forKey: game) }) else { return }
+    moveCount.add(moves, ordering: .relaxed)
+    journal?.store.send(.ended(game: game))
+    // Cancelling the keeper from inside its own run is allowed: it stops at once.
+    entry.keeper.withLock { $0 }?.cancel()
+    configuration.log?("game \(game) over after \(moves) moves: \(outcome.logDescription)")
+  }
+
+  /// What `handle` reads of a session.
+  struct SessionFields {
+    let id: Int
+    let phase: Session.Phase
+    let name: String?
+    let lastGame: String?
+
+    var game: String? {
+      if case .playing(let game, _, _) = phase { game } else { nil }
+    }
+
+    var player: Player? {
+      if case .playing(_, let player, _) = phase { player } else { nil }
+    }
+  }
+}

@@ -1,0 +1,138 @@
+import TicTacToeCore
+import Unidirectional
+
+/// What the server keeps for one connection: its session store, its link, and the observers
+/// that push to it.
+final class SessionEntry: Sendable {
+  struct Fields {
+    /// The observer of the session's phase.
+    var sessionToken: ObservationToken?
+    /// The observer of the game being played.
+    var gameToken: ObservationToken?
+    /// The game being played.
+    var game: GameEntry?
+    /// The side played in `game`.
+    var player: Player?
+  }
+
+  /// Frames held back until what they report is durable (durable servers only).
+  ///
+  /// A frame that reports a journaled change waits for its journal entry; every frame waits for
+  /// the frames before it, so a client sees its frames in the order they were made.
+  struct Outbox {
+    struct Held {
+      var id: Int
+      /// The frame; `nil` closes the link.
+      var frame: ServerFrame?
+      var isReady: Bool
+    }
+    var held: [Held] = []
+    var nextID = 0
+  }
+
+  let id: Int
+  let store: Store<Session.State, Session.Action>
+  let link: ClientLink
+  let fields = Locked(Fields())
+  /// The journal's log on a durable server.
+  let journalLog: DurableActionLog<Journal.Action>?
+  let outbox = Locked(Outbox())
+
+  init(
+    id: Int, store: Store<Session.State, Session.Action>, link: ClientLink,
+    journalLog: DurableActionLog<Journal.Action>?
+  ) {
+    self.id = id
+    self.store = store
+    self.link = link
+    self.journalLog = journalLog
+  }
+
+  func withLock<R>(_ body: (inout Fields) -> R) -> R {
+    fields.withLock(body)
+  }
+
+  func withLock<R>(_ keyPath: KeyPath<Fields, R>) -> R {
+    fields.withLock { $0[keyPath: keyPath] }
+  }
+
+  /// Closes the link once every frame before it was sent.
+  func close() {
+    let closesNow = outbox.withLock { outbox -> Bool in
+      guard !outbox.held.isEmpty else { return true }
+      outbox.held.append(Outbox.Held(id: outbox.nextID, frame: nil, isReady: true))
+      outbox.nextID += 1
+      return false
+    }
+    if closesNow { link.close() }
+  }
+
+  /// Sends a frame to the client; on a durable server, once `task`'s journal entry is durable
+  /// and every frame before it was sent.
+  ///
+  /// If the journal fails, a frame waiting for it is never sent: the client is told the server
+  /// stops serving it and the connection closes (acknowledging a move that may not be on disk
+  /// would be a lie).
+  func deliver(_ frame: ServerFrame, after task: StoreTask? = nil) {
+    guard let journalLog else {
+      link.deliver(frame)
+      return
+    }
+    let held = outbox.withLock { outbox -> Int? in
+      if outbox.held.isEmpty, task == nil {
+        // Delivered under the lock, so that no frame made later overtakes it.
+        link.deliver(frame)
+        return nil
+      }
+      let id = outbox.nextID
+      outbox.nextID += 1
+      outbox.held.append(Outbox.Held(id: id, frame: frame, isReady: task == nil))
+      return id
+    }
+    guard let held, let task else { return }
+    journalLog.whenDurable(task) { [self] failure in
+      if failure != nil {
+        outbox.withLock { $0.held = [] }
+        link.deliver(.bye(.shutdown))
+        link.close()
+        return
+      }
+      outbox.withLock { outbox in
+        if let index = outbox.held.firstIndex(where: { $0.id == held }) {
+          outbox.held[index].isReady = true
+        }
+        while let first = outbox.held.first, first.isReady {
+          if let frame = first.frame { link.deliver(frame) } else { link.close() }
+          outbox.held.removeFirst()
+        }
+      }
+    }
+  }
+}
+
+/// What the server keeps for one game: its store, the server's own observer of it, and, on a
+/// durable server, its seat tokens and its last journal entry.
+final class GameEntry: Sendable {
+  let store: Store<Game.State, Game.Action>
+  let keeper = Locked<ObservationToken?>(nil)
+  /// The seat tokens, X's then O's (durable servers only).
+  let tokens: (x: String, o: String)?
+  /// The players' names.
+  let names: (x: String, o: String)
+  /// The sessions in the seats now.
+  let seats = Locked<[Player: Int]>([:])
+  /// The task of the journal entry of the game's last change: frames reporting it wait for it.
+  let lastJournalTask: Locked<StoreTask?>
+
+  typealias Game = GameRoom
+
+  init(
+    store: Store<GameRoom.State, GameRoom.Action>, names: (x: String, o: String),
+    tokens: (x: String, o: String)?, lastJournalTask: Locked<StoreTask?>
+  ) {
+    self.store = store
+    self.names = names
+    self.tokens = tokens
+    self.lastJournalTask = lastJournalTask
+  }
+}

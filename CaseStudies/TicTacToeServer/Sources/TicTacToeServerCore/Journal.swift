@@ -1,0 +1,106 @@
+import TicTacToeCore
+import Unidirectional
+
+/// What the server must not lose, as a store whose actions go to a durable action log: the games
+/// in progress, each with its players, their seat tokens and its moves.
+///
+/// Game stores stay the truth while the server runs; each change a game store makes is sent
+/// here too, in that store's order, and a client is told of a move only once its journal entry
+/// is on disk. After a crash the journal is recovered (snapshot plus log tail) and every game in
+/// it is rebuilt by replaying its actions through ``GameRoom``. Finished games leave the state
+/// (a snapshot holds only games in progress), but not the log, which keeps the whole history.
+public struct Journal: Reducer {
+  /// A game in progress.
+  public struct GameRecord: Codable, Equatable, Sendable {
+    /// X's name.
+    public var xName: String
+    /// O's name.
+    public var oName: String
+    /// The secrets that let X and O take their seats again after a restart.
+    public var xToken: String
+    /// O's seat token.
+    public var oToken: String
+    /// The game's accepted actions, in order.
+    public var actions: [RoomAction] = []
+
+    /// The game's state, rebuilt by replaying its actions.
+    ///
+    /// - Parameter id: The game's id.
+    /// - Returns: The state its store had after those actions.
+    public func room(id: String) -> GameRoom.State {
+      var state = GameRoom.State(id: id, xName: xName, oName: oName)
+      for action in actions {
+        _ = GameRoom().reduce(into: &state, action: action.roomAction)
+      }
+      return state
+    }
+  }
+
+  /// An action a game store accepted, in a form that encodes.
+  public enum RoomAction: Codable, Equatable, Sendable {
+    /// A move: the player (`X` or `O`), the cell and the client's seq.
+    case move(player: String, cell: Int, seq: Int)
+    /// A forfeit: the player and the reason.
+    case forfeit(player: String, reason: String)
+
+    /// Encodes a game store's action.
+    ///
+    /// - Parameter action: The action.
+    public init(_ action: GameRoom.Action) {
+      switch action {
+      case .move(let move):
+        self = .move(player: move.player.rawValue, cell: move.cell, seq: move.seq)
+      case .forfeit(let player, let reason):
+        self = .forfeit(player: player.rawValue, reason: reason.rawValue)
+      }
+    }
+
+    /// The game store's action.
+    public var roomAction: GameRoom.Action {
+      switch self {
+      case .move(let player, let cell, let seq):
+        .move(GameRoom.Move(player: Player(rawValue: player) ?? .x, cell: cell, seq: seq))
+      case .forfeit(let player, let reason):
+        .forfeit(Player(rawValue: player) ?? .x, GameRoom.ForfeitReason(rawValue: reason) ?? .left)
+      }
+    }
+  }
+
+  /// The journal's state.
+  public struct State: Codable, Equatable, Sendable {
+    /// Games started since the first launch: new game ids go on from there.
+    public var gamesStarted = 0
+    /// The games in progress, by id.
+    public var games: [String: GameRecord] = [:]
+
+    /// Creates an empty journal.
+    public init() {}
+  }
+
+  /// What is journaled.
+  public enum Action: Codable, Equatable, Sendable {
+    /// The lobby opened game number `number` with id `game`.
+    case started(game: String, number: Int, record: GameRecord)
+    /// A game store accepted an action.
+    case room(game: String, action: RoomAction)
+    /// A game ended; it leaves the state.
+    case ended(game: String)
+  }
+
+  /// Creates the reducer.
+  public init() {}
+
+  /// Records a game's start, its actions and its end.
+  public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .started(let game, let number, let record):
+      state.gamesStarted = max(state.gamesStarted, number)
+      state.games[game] = record
+    case .room(let game, let action):
+      state.games[game]?.actions.append(action)
+    case .ended(let game):
+      state.games[game] = nil
+    }
+    return .none
+  }
+}

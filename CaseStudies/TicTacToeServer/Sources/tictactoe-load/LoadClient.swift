@@ -1,0 +1,326 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// N loopback client connections on one `poll` thread, playing random legal games (or, against
+/// the echo server, sending the same move frames and waiting for them to come back).
+///
+/// The same code drives both runs: only what a connection waits for differs. In a game, one
+/// move per game is in flight (the player whose turn it is); against the echo, connections are
+/// paired the same way and take turns, so both runs keep N/2 moves in flight.
+final class LoadClient {
+  enum Mode { case game, echo }
+
+  /// One connection's state.
+  struct Connection {
+    var fd: Int32
+    var input: [UInt8] = []
+    var output: [UInt8] = []
+    // Game mode.
+    var game = ""
+    var me: UInt8 = 0  // "X" or "O"
+    var board = [UInt8](repeating: 0x2E, count: 9)
+    var seq = 0
+    /// The move in flight: its seq and when it was sent (ns).
+    var pending: (seq: Int, sentAt: UInt64)?
+    /// Moves of mine the server acknowledged in the current game.
+    var ackedInGame = 0
+    /// Acknowledged seqs, with the move count they were acknowledged at (for duplicates).
+    var acked: [Int: Int] = [:]
+    var waitingForLobby = false
+    var isOpen = true
+  }
+
+  let mode: Mode
+  var connections: [Connection] = []
+  var random: SplitMix
+  var latencies: [UInt64] = []
+  var moves = 0
+  var games = 0
+  var errors = 0
+  var lost = 0
+  var duplicated = 0
+  var closedByServer = 0
+  var stopping = false
+  var firstError: String?
+
+  init(mode: Mode, seed: UInt64) {
+    self.mode = mode
+    self.random = SplitMix(seed: seed)
+  }
+
+  struct Failure: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  /// Connects `count` clients to `port` on `host` (blocking connects, then non-blocking I/O).
+  func connect(count: Int, host: String, port: UInt16) throws {
+    for index in 0..<count {
+      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      guard fd >= 0 else {
+        throw Failure(description: "socket: \(String(cString: strerror(errno)))")
+      }
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_port = port.bigEndian
+      inet_pton(AF_INET, host, &address.sin_addr)
+      let status = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+      guard status == 0 else {
+        throw Failure(
+          description: "connect #\(index + 1): \(String(cString: strerror(errno)))")
+      }
+      var one: Int32 = 1
+      setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+      _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+      connections.append(Connection(fd: fd))
+    }
+  }
+
+  /// Plays for `duration` seconds, then stops starting moves and waits (up to `grace`) for the
+  /// moves in flight. Returns the seconds measured (from the start to the deadline).
+  func run(duration: Double, grace: Double = 5) -> Double {
+    let start = now()
+    for index in connections.indices {
+      switch mode {
+      case .game:
+        write(
+          index, #"{"type":"hello","name":"load-\#(index)"}"# + "\n" + #"{"type":"join"}"# + "\n")
+      case .echo:
+        if index % 2 == 0 { sendMove(index, cell: Int(random.next() % 9)) }
+      }
+    }
+    let deadline = start + UInt64(duration * 1e9)
+    let graceEnd = deadline + UInt64(grace * 1e9)
+    var fds = connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let time = now()
+      if !stopping, time >= deadline { stopping = true }
+      if stopping, connections.allSatisfy({ $0.pending == nil }) || time >= graceEnd { break }
+      for index in fds.indices {
+        fds[index].events = Int16(POLLIN) | (connections[index].output.isEmpty ? 0 : Int16(POLLOUT))
+        if !connections[index].isOpen { fds[index].fd = -1 }
+      }
+      let ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), 100) }
+      if ready <= 0 { continue }
+      for index in fds.indices where fds[index].revents != 0 {
+        if fds[index].revents & Int16(POLLOUT) != 0 { flush(index) }
+        guard fds[index].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 else { continue }
+        let count = chunk.withUnsafeMutableBytes {
+          Glibc.read(connections[index].fd, $0.baseAddress, $0.count)
+        }
+        if count <= 0 {
+          if count < 0, errno == EAGAIN || errno == EINTR { continue }
+          connections[index].isOpen = false
+          closedByServer += 1
+          continue
+        }
+        connections[index].input += chunk[0..<count]
+        processLines(index)
+      }
+    }
+    let measured = Double(min(now(), deadline) - start) / 1e9
+    for connection in connections where connection.pending != nil { lost += 1 }
+    return measured
+  }
+
+  func closeAll() {
+    for connection in connections { Glibc.close(connection.fd) }
+    connections = []
+  }
+
+  // MARK: Frames
+
+  private func processLines(_ index: Int) {
+    var start = 0
+    let input = connections[index].input
+    while let newline = input[start...].firstIndex(of: 0x0A) {
+      handle(index, input[start..<newline])
+      start = newline + 1
+    }
+    connections[index].input.removeFirst(start)
+  }
+
+  private func handle(_ index: Int, _ line: ArraySlice<UInt8>) {
+    switch mode {
+    case .echo:
+      guard let seq = Self.number("seq", in: line), let pending = connections[index].pending,
+        pending.seq == seq
+      else {
+        duplicated += 1
+        return
+      }
+      acknowledge(index, sentAt: pending.sentAt)
+      // The partner takes its turn, as the other player would.
+      let partner = index ^ 1
+      if !stopping, partner < connections.count {
+        sendMove(partner, cell: Int(random.next() % 9))
+      }
+    case .game:
+      handleGameFrame(index, line)
+    }
+  }
+
+  private func handleGameFrame(_ index: Int, _ line: ArraySlice<UInt8>) {
+    guard let type = Self.string("type", in: line) else { return }
+    switch type {
+    case "session":
+      let phase = Self.string("phase", in: line)
+      if phase == "playing", let game = Self.string("game", in: line),
+        let you = Self.string("you", in: line)
+      {
+        connections[index].game = game
+        connections[index].me = you.utf8.first ?? 0
+        connections[index].board = [UInt8](repeating: 0x2E, count: 9)
+        connections[index].ackedInGame = 0
+        connections[index].acked = [:]
+        connections[index].waitingForLobby = false
+      } else if phase == "lobby", connections[index].waitingForLobby {
+        connections[index].waitingForLobby = false
+        if !stopping { write(index, #"{"type":"join"}"# + "\n") }
+      }
+    case "state":
+      handleState(index, line)
+    case "error":
+      errors += 1
+      if firstError == nil { firstError = String(decoding: line, as: UTF8.self) }
+      connections[index].pending = nil
+    default:
+      break
+    }
+  }
+
+  private func handleState(_ index: Int, _ line: ArraySlice<UInt8>) {
+    guard let board = Self.string("board", in: line), board.utf8.count == 9,
+      let moveCount = Self.number("moves", in: line),
+      let status = Self.string("status", in: line), let turn = Self.string("turn", in: line)
+    else { return }
+    var connection = connections[index]
+    connection.board = Array(board.utf8)
+    // The last move, if it is mine, acknowledges my move in flight.
+    if let lastPlayer = Self.string("player", in: line), lastPlayer.utf8.first == connection.me,
+      let seq = Self.number("seq", in: line)
+    {
+      if let pending = connection.pending, pending.seq == seq {
+        connection.pending = nil
+        connection.ackedInGame += 1
+        connection.acked[seq] = moveCount
+        connections[index] = connection
+        acknowledge(index, sentAt: pending.sentAt)
+        connection = connections[index]
+      } else if let at = connection.acked[seq], at != moveCount, status == "playing" {
+        duplicated += 1  // The same move again, at another move count.
+      }
+    }
+    // My marks on the board are exactly my acknowledged moves.
+    let mine = connection.board.filter { $0 == connection.me }.count
+    if mine > connection.ackedInGame + (connection.pending == nil ? 0 : 1) { duplicated += 1 }
+    if mine < connection.ackedInGame { lost += 1 }
+    connections[index] = connection
+    if status != "playing" {
+      games += 1
+      connections[index].pending = nil
+      connections[index].waitingForLobby = true
+      return
+    }
+    if turn.utf8.first == connection.me, connection.pending == nil, !stopping {
+      let free = connection.board.indices.filter { connection.board[$0] == 0x2E }
+      guard !free.isEmpty else { return }
+      sendMove(index, cell: free[Int(random.next() % UInt64(free.count))])
+    }
+  }
+
+  private func sendMove(_ index: Int, cell: Int) {
+    connections[index].seq += 1
+    let seq = connections[index].seq
+    let game = mode == .echo ? "g\(index / 2)" : connections[index].game
+    connections[index].pending = (seq, now())
+    write(index, #"{"type":"move","game":"\#(game)","cell":\#(cell),"seq":\#(seq)}"# + "\n")
+  }
+
+  private func acknowledge(_ index: Int, sentAt: UInt64) {
+    connections[index].pending = nil
+    moves += 1
+    latencies.append(now() - sentAt)
+  }
+
+  private func write(_ index: Int, _ text: String) {
+    connections[index].output += Array(text.utf8)
+    flush(index)
+  }
+
+  private func flush(_ index: Int) {
+    while !connections[index].output.isEmpty {
+      let count = connections[index].output.withUnsafeBytes {
+        Glibc.send(connections[index].fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
+      if count <= 0 { return }
+      connections[index].output.removeFirst(count)
+    }
+  }
+
+  // MARK: Reading our own frames
+
+  /// The string value of `"name":"…"` in a frame the server wrote (no escapes in these fields).
+  static func string(_ name: String, in line: ArraySlice<UInt8>) -> String? {
+    guard let start = valueStart(name, in: line), start < line.endIndex, line[start] == 0x22
+    else { return nil }
+    guard let end = line[(start + 1)...].firstIndex(of: 0x22) else { return nil }
+    return String(decoding: line[(start + 1)..<end], as: UTF8.self)
+  }
+
+  /// The integer value of `"name":123` in a frame.
+  static func number(_ name: String, in line: ArraySlice<UInt8>) -> Int? {
+    guard var index = valueStart(name, in: line) else { return nil }
+    var value = 0
+    var negative = false
+    if index < line.endIndex, line[index] == 0x2D {
+      negative = true
+      index += 1
+    }
+    let first = index
+    while index < line.endIndex, (0x30...0x39).contains(line[index]) {
+      value = value * 10 + Int(line[index] - 0x30)
+      index += 1
+    }
+    return index > first ? (negative ? -value : value) : nil
+  }
+
+  private static func valueStart(_ name: String, in line: ArraySlice<UInt8>) -> Int? {
+    let key = Array("\"\(name)\":".utf8)
+    var index = line.startIndex
+    while index + key.count <= line.endIndex {
+      if line[index] == key[0], line[index..<(index + key.count)].elementsEqual(key) {
+        return index + key.count
+      }
+      index += 1
+    }
+    return nil
+  }
+}
+
+/// Nanoseconds on the monotonic clock.
+func now() -> UInt64 {
+  var time = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &time)
+  return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// A seeded generator, so a load run makes the same choices for the same replies.
+struct SplitMix: RandomNumberGenerator {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}

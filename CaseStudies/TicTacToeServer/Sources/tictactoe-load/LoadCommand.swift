@@ -1,0 +1,266 @@
+// tictactoe-load: N concurrent loopback clients play random legal games against
+// tictactoe-server, and the same client code measures a bare echo server of the same frames.
+//
+// Exit codes: 0 when no move was lost or duplicated and no frame was refused; 1 otherwise;
+// 64 bad arguments; 69 a server could not be started or reached.
+
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+let usage = """
+  usage: tictactoe-load [--connections N] [--duration SECONDS] [--seed N]
+                        [--host 127.0.0.1] [--port P [--server-pid PID]] [--durable]
+                        [--server-args "..."]
+
+    --connections N   concurrent client connections (default 1000; an even number)
+    --duration S      seconds of play per run (default 10)
+    --port P          play against the server already listening on P (default: start one)
+    --server-pid PID  that server's process, for its resident memory
+    --durable         start the server durable, with a fresh data directory (removed after)
+    --server-args "…" extra arguments for the server this tool starts (e.g. "--data-dir DIR")
+
+  Starts `tictactoe-server --echo` (the baseline) and, unless --port is given,
+  `tictactoe-server`, both from the directory of this executable, on free ports.
+  """
+
+func usageError(_ message: String) -> Never {
+  FileHandle.standardError.write(Data("tictactoe-load: \(message)\n\(usage)\n".utf8))
+  exit(64)
+}
+
+func fail(_ message: String) -> Never {
+  FileHandle.standardError.write(Data("tictactoe-load: \(message)\n".utf8))
+  exit(69)
+}
+
+/// A server process this tool started.
+final class ChildServer {
+  let process = Process()
+  let port: UInt16
+  let stderr = Pipe()
+
+  init(arguments: [String]) throws {
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+      .deletingLastPathComponent().appendingPathComponent("tictactoe-server")
+    process.executableURL = executable
+    process.arguments = ["--port", "0", "--quiet"] + arguments
+    let stdout = Pipe()
+    process.standardOutput = stdout
+    // Quiet servers write a few lines: the pipe never fills while the run lasts.
+    process.standardError = stderr
+    try process.run()
+    var text = ""
+    while !text.contains("\n") {
+      let data = stdout.fileHandleForReading.availableData
+      if data.isEmpty { break }
+      text += String(decoding: data, as: UTF8.self)
+    }
+    guard let line = text.split(separator: "\n").first,
+      let port = UInt16(line.split(separator: ":").last ?? "")
+    else { throw LoadClient.Failure(description: "\(executable.path) printed: \(text)") }
+    self.port = port
+  }
+
+  /// Stops the server with SIGTERM; returns its log.
+  @discardableResult
+  func stop() -> String {
+    kill(process.processIdentifier, SIGTERM)
+    let log = stderr.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: log, as: UTF8.self)
+  }
+}
+
+/// The resident memory of a process now and at its peak, in kB, from /proc.
+func memory(of pid: Int32) -> (rss: Int, peak: Int)? {
+  guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
+    return nil
+  }
+  func field(_ name: String) -> Int? {
+    guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") })
+    else { return nil }
+    return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+  }
+  guard let rss = field("VmRSS"), let peak = field("VmHWM") else { return nil }
+  return (rss, peak)
+}
+
+/// The CPU seconds a process used so far (user + system), from /proc.
+func cpuSeconds(of pid: Int32) -> Double? {
+  guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+    let close = stat.lastIndex(of: ")")
+  else { return nil }
+  // Fields after the command: state is field 3; utime and stime are fields 14 and 15.
+  let fields = stat[stat.index(after: close)...].split(separator: " ")
+  guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else {
+    return nil
+  }
+  return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+struct Run {
+  var movesPerSecond: Double
+  var p50: Double
+  var p99: Double
+  var max: Double
+  var client: LoadClient
+  /// CPU seconds used during the run by the server and by this client.
+  var serverCPU: Double?
+  var clientCPU: Double?
+}
+
+func measure(
+  _ mode: LoadClient.Mode, port: UInt16, host: String, connections: Int, duration: Double,
+  seed: UInt64, serverPID: Int32?
+) -> Run {
+  let client = LoadClient(mode: mode, seed: seed)
+  do {
+    try client.connect(count: connections, host: host, port: port)
+  } catch {
+    fail("\(error)")
+  }
+  let serverBefore = serverPID.flatMap(cpuSeconds(of:))
+  let clientBefore = cpuSeconds(of: getpid())
+  let seconds = client.run(duration: duration)
+  let serverCPU = serverPID.flatMap(cpuSeconds(of:)).flatMap { after in
+    serverBefore.map { (after - $0) / seconds }
+  }
+  let clientCPU = cpuSeconds(of: getpid()).flatMap { after in
+    clientBefore.map { (after - $0) / seconds }
+  }
+  client.closeAll()
+  let sorted = client.latencies.sorted()
+  func percentile(_ p: Double) -> Double {
+    sorted.isEmpty ? 0 : Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1000
+  }
+  return Run(
+    movesPerSecond: Double(client.moves) / seconds, p50: percentile(0.5), p99: percentile(0.99),
+    max: Double(sorted.last ?? 0) / 1000, client: client, serverCPU: serverCPU,
+    clientCPU: clientCPU)
+}
+
+func format(_ run: Run, unit: String) -> String {
+  var text = String(
+    format: "%9.0f %@/s   latency p50 %6.0f µs  p99 %7.0f µs  max %8.0f µs", run.movesPerSecond,
+    unit, run.p50, run.p99, run.max)
+  if let server = run.serverCPU, let client = run.clientCPU {
+    text += String(format: "   CPU: server %.2f, clients %.2f cores", server, client)
+  }
+  return text
+}
+
+@main
+enum LoadCommand {
+  static func main() {
+    var connections = 1000
+    var duration = 10.0
+    var seed: UInt64 = 1
+    var host = "127.0.0.1"
+    var port: UInt16?
+    var serverPID: Int32?
+    var serverArguments: [String] = []
+    var durableDirectory: String?
+    var arguments = CommandLine.arguments.dropFirst()
+    func value(_ name: String) -> String {
+      guard let value = arguments.popFirst() else { usageError("\(name) needs a value") }
+      return value
+    }
+    while let argument = arguments.popFirst() {
+      switch argument {
+      case "--connections": connections = Int(value(argument)) ?? 0
+      case "--duration": duration = Double(value(argument)) ?? 0
+      case "--seed": seed = UInt64(value(argument)) ?? 1
+      case "--host": host = value(argument)
+      case "--port": port = UInt16(value(argument)) ?? 0
+      case "--server-pid": serverPID = Int32(value(argument))
+      case "--durable":
+        durableDirectory =
+          FileManager.default.temporaryDirectory
+          .appendingPathComponent("tictactoe-load-\(getpid())").path
+      case "--server-args":
+        serverArguments = value(argument).split(separator: " ").map(String.init)
+      case "-h", "--help":
+        print(usage)
+        exit(0)
+      default: usageError("unknown argument: \(argument)")
+      }
+    }
+    guard connections >= 2, connections % 2 == 0, duration > 0, port != 0 else {
+      usageError("--connections must be even and at least 2, --duration and --port positive")
+    }
+    guard host == "127.0.0.1" else { usageError("the load test runs on loopback: 127.0.0.1") }
+    // Clients and servers hold one descriptor per connection: raise the soft limit.
+    var limit = rlimit()
+    if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 {
+      limit.rlim_cur = limit.rlim_max
+      setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+      if Int(limit.rlim_cur) < connections + 64 {
+        fail("the descriptor limit (\(limit.rlim_cur)) is below \(connections + 64)")
+      }
+    }
+    signal(SIGPIPE, SIG_IGN)
+    if let durableDirectory { serverArguments += ["--data-dir", durableDirectory] }
+    let durable = serverArguments.contains("--data-dir")
+    print(
+      "tictactoe-load: \(connections) connections, \(duration) s per run, "
+        + "\(ProcessInfo.processInfo.activeProcessorCount) cores shared by the clients and the "
+        + "server\(durable ? ", durability on" : "")")
+
+    let echo: ChildServer
+    do { echo = try ChildServer(arguments: ["--echo"]) } catch { fail("echo server: \(error)") }
+    let echoRun = measure(
+      .echo, port: echo.port, host: host, connections: connections, duration: duration, seed: seed,
+      serverPID: echo.process.processIdentifier)
+    echo.stop()
+    print("echo baseline: " + format(echoRun, unit: "frames"))
+
+    var child: ChildServer?
+    if port == nil {
+      do { child = try ChildServer(arguments: serverArguments) } catch { fail("server: \(error)") }
+      serverPID = child?.process.processIdentifier
+    }
+    let gameRun = measure(
+      .game, port: port ?? child!.port, host: host, connections: connections,
+      duration: duration, seed: seed, serverPID: serverPID)
+    let rss = serverPID.flatMap(memory(of:))
+    let serverLog = child?.stop() ?? ""
+    print("game server:   " + format(gameRun, unit: "moves "))
+    let client = gameRun.client
+    print(
+      "games finished: \(client.games / 2); server resident memory: "
+        + (rss.map { "\($0.rss / 1024) MiB (peak \($0.peak / 1024) MiB)" } ?? "unknown"))
+    print(
+      String(
+        format: "ratio: %.2f of the echo's throughput%@",
+        gameRun.movesPerSecond
+          / echoRun.movesPerSecond, durable ? " (durability on)" : " (durability off)"))
+    print(
+      "lost moves: \(client.lost), duplicated moves: \(client.duplicated), refused frames: "
+        + "\(client.errors), connections closed by the server: \(client.closedByServer)")
+    if let first = client.firstError { print("first refusal: \(first)") }
+    // The durable server's last line: "journal: N entries on disk, F flushes in this run".
+    if durable,
+      let line = serverLog.split(separator: "\n").last(where: { $0.contains("journal: ") }),
+      let flushes = Int(line.split(separator: ", ").last?.split(separator: " ").first ?? ""),
+      let entries = Int(line.split(separator: "journal: ").last?.split(separator: " ").first ?? ""),
+      flushes > 0
+    {
+      print(
+        String(
+          format: "durability: %d fsyncs for %d journal entries: %.1f moves per fsync "
+            + "(%.1f entries per fsync)", flushes, entries, Double(client.moves) / Double(flushes),
+          Double(entries) / Double(flushes)))
+    }
+    if serverLog.contains("error") { print("server log:\n" + serverLog) }
+    let clean =
+      client.lost == 0 && client.duplicated == 0 && client.errors == 0
+      && client.closedByServer == 0 && echoRun.client.lost == 0
+      && echoRun.client.duplicated == 0
+    // `exit` skips `defer`: remove the durable run's directory first.
+    if let durableDirectory { try? FileManager.default.removeItem(atPath: durableDirectory) }
+    exit(clean ? 0 : 1)
+  }
+}

@@ -1,0 +1,197 @@
+// tictactoe-server: serves TicTacToe games over TCP on loopback (see the case study's README).
+//
+// Exit codes: 0 after SIGINT/SIGTERM (clean shutdown); 64 bad arguments; 71 the socket could not
+// be opened (address in use, …); 74 the data directory could not be used (or its journal is
+// corrupt before its last line).
+
+import Dispatch
+import Foundation
+import TicTacToeServerCore
+import Unidirectional
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+let usage = """
+  usage: tictactoe-server [--host 127.0.0.1|::1] [--port N] [--idle-timeout SECONDS]
+                          [--max-frame BYTES] [--max-output BYTES] [--max-connections N]
+                          [--data-dir DIR] [--quiet] [--echo]
+
+    --port N            the port (default 7878); 0 picks a free one
+    --idle-timeout S    how long the server waits on a client (default 60)
+    --max-frame B       the longest frame accepted (default 4096)
+    --max-output B      output a client may leave unread before it is dropped (default 262144)
+    --data-dir DIR      durable: journal games in DIR, acknowledge a move only once it is on
+                        disk, and recover the games in DIR at start
+    --quiet             log warnings and the shutdown summary only, not each game
+    --echo              serve a bare echo of each line instead of games (the load test's baseline)
+
+  Prints "listening on HOST:PORT" on stdout once it accepts connections; logs go to stderr.
+  """
+
+/// One line on stderr, with a UTC timestamp; one `write` per line, so lines never interleave.
+func log(_ message: String) {
+  var now = timespec()
+  clock_gettime(CLOCK_REALTIME, &now)
+  var seconds = now.tv_sec
+  var parts = tm()
+  gmtime_r(&seconds, &parts)
+  let stamp = String(
+    format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1,
+    parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec, now.tv_nsec / 1_000_000)
+  let line = Array("\(stamp) tictactoe-server: \(message)\n".utf8)
+  line.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) }
+}
+
+func fail(_ message: String, code: Int32) -> Never {
+  log("error: \(message)")
+  exit(code)
+}
+
+func usageError(_ message: String) -> Never {
+  FileHandle.standardError.write(Data("tictactoe-server: \(message)\n\(usage)\n".utf8))
+  exit(64)
+}
+
+/// The server's settings, from its arguments.
+struct Options {
+  var host = "127.0.0.1"
+  var port: UInt16 = 7878
+  var idleTimeout = 60.0
+  var limits = LineServer.Limits()
+  var quiet = false
+  var echo = false
+  var dataDirectory: String?
+
+  init(_ arguments: [String]) {
+    var arguments = arguments[...]
+    func value(_ name: String) -> String {
+      guard let value = arguments.popFirst() else { usageError("\(name) needs a value") }
+      return value
+    }
+    func number<T: LosslessStringConvertible>(_ name: String, _ type: T.Type) -> T {
+      let text = value(name)
+      guard let number = T(text) else { usageError("\(name): not a number: \(text)") }
+      return number
+    }
+    while let argument = arguments.popFirst() {
+      switch argument {
+      case "--host": host = value(argument)
+      case "--port": port = number(argument, UInt16.self)
+      case "--idle-timeout": idleTimeout = number(argument, Double.self)
+      case "--max-frame": limits.maximumFrameBytes = number(argument, Int.self)
+      case "--max-output": limits.maximumOutputBytes = number(argument, Int.self)
+      case "--max-connections": limits.maximumConnections = number(argument, Int.self)
+      case "--quiet": quiet = true
+      case "--echo": echo = true
+      case "--data-dir": dataDirectory = value(argument)
+      case "-h", "--help":
+        FileHandle.standardOutput.write(Data((usage + "\n").utf8))
+        exit(0)
+      default: usageError("unknown argument: \(argument)")
+      }
+    }
+    guard idleTimeout > 0, limits.maximumFrameBytes > 0, limits.maximumOutputBytes > 0 else {
+      usageError("limits and the idle timeout must be positive")
+    }
+  }
+}
+
+@main
+enum ServerCommand {
+  static func main() {
+    let options = Options(Array(CommandLine.arguments.dropFirst()))
+    // Many clients, one descriptor each: raise the soft limit to the hard one.
+    var fileLimit = rlimit()
+    if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &fileLimit) == 0,
+      fileLimit.rlim_cur < fileLimit.rlim_max
+    {
+      fileLimit.rlim_cur = fileLimit.rlim_max
+      setrlimit(Int32(RLIMIT_NOFILE.rawValue), &fileLimit)
+    }
+    signal(SIGPIPE, SIG_IGN)
+
+    let logEvent: (@Sendable (String) -> Void)? =
+      options.quiet ? nil : { @Sendable message in log(message) }
+    let journal = options.echo ? nil : options.dataDirectory.map(openJournal)
+    let gameServer = GameServer(
+      configuration: GameServer.Configuration(
+        idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)),
+        log: logEvent),
+      journal: journal)
+    let handler = options.echo ? echoHandler() : gameServer.lineHandler
+    let server: LineServer
+    do {
+      server = try LineServer(
+        host: options.host, port: options.port, limits: options.limits,
+        log: { log("warning: \($0)") }, handler: handler)
+    } catch {
+      fail(error.description, code: 71)
+    }
+
+    // Signals are taken by a dispatch source, not a handler: the shutdown runs as ordinary code.
+    signal(SIGINT, SIG_IGN)
+    signal(SIGTERM, SIG_IGN)
+    let signalQueue = DispatchQueue(label: "tictactoe-server signals")
+    var signalSources: [DispatchSourceSignal] = []
+    for number in [SIGINT, SIGTERM] {
+      let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
+      // `@Sendable`: the handler runs on the signal queue, not on the main actor.
+      let onSignal: @Sendable () -> Void = {
+        log("\(number == SIGINT ? "SIGINT" : "SIGTERM"): no new connections; closing sessions")
+        server.stop { gameServer.shutdown() }
+        if let journal {
+          // Nothing journaled is left unwritten: wait for the last flush.
+          let flushed = DispatchSemaphore(value: 0)
+          Task {
+            try? await journal.log.waitUntilDurable()
+            flushed.signal()
+          }
+          flushed.wait()
+          let flushes = journal.flushCount
+          log(
+            "journal: \(journal.log.durableCount) entries on disk"
+              + (flushes.map { ", \($0) flushes in this run" } ?? ""))
+        }
+        let statistics = gameServer.statistics
+        log(
+          "stopped: \(statistics.gamesStarted) games started, \(statistics.moves) moves in "
+            + "finished games, \(statistics.games) games unfinished")
+        exit(0)
+      }
+      source.setEventHandler(handler: onSignal)
+      source.resume()
+      signalSources.append(source)
+    }
+
+    server.start()
+    log("listening on \(server.address)\(options.echo ? " (echo)" : "")")
+    FileHandle.standardOutput.write(Data("listening on \(server.address)\n".utf8))
+    withExtendedLifetime(signalSources) { dispatchMain() }
+  }
+
+  /// Opens (or recovers) the journal in `directory`; exits 74 if it cannot.
+  static func openJournal(_ directory: String) -> GameJournal {
+    do {
+      let journal = try GameJournal(directory: directory, committer: ActionLogCommitter())
+      log("journal in \(directory): " + (journal.recovery ?? "new"))
+      return journal
+    } catch {
+      fail("data directory \(directory): \(error)", code: 74)
+    }
+  }
+
+  /// Each line back to its sender: the load test's baseline.
+  static func echoHandler() -> LineServer.Handler {
+    LineServer.Handler(
+      open: { _ in },
+      line: { connection, line in
+        connection.send(bytes: line)
+        connection.send("\n")
+      },
+      end: { connection, cause in
+        if cause == .frameTooLarge { connection.close() }
+      })
+  }
+}

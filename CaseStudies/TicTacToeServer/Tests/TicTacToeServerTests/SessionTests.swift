@@ -1,0 +1,131 @@
+import Testing
+import TicTacToeCore
+import TicTacToeServerCore
+import Unidirectional
+import UnidirectionalTesting
+
+/// A session's phases and its idle timer, on a test clock. The "phase" observer reads what the
+/// server pushes to the client (the `session` frame): ticks and turns never fire it.
+@Suite struct SessionTests {
+  static let tick = Duration.milliseconds(7500)  // A quarter of the 30 s timeout.
+
+  static func makeStore(clock: TestClock) -> TestStore<Session.State, Session.Action> {
+    let store = TestStore(initialState: Session.State(id: 7, idleTimeout: .seconds(30))) {
+      Session()
+    } withDependencies: {
+      $0.continuousClock = clock
+    }
+    store.observe("phase") { _ = ($0.phase, $0.name) }
+    return store
+  }
+
+  /// Advances one tick and asserts the tick action: counted up to `count`, or ignored (`nil`).
+  static func tick(
+    _ store: TestStore<Session.State, Session.Action>, _ clock: TestClock, counting count: Int?
+  ) async {
+    await clock.advance(by: tick)
+    if let count {
+      await store.receive(.idleTick) { $0.idleTicks = count }
+    } else {
+      await store.receive(.idleTick)
+    }
+  }
+
+  @Test func aSilentClientIsClosedAfterTheTimeoutAndAFrameResetsTheCount() async {
+    let clock = TestClock()
+    let store = Self.makeStore(clock: clock)
+    await store.send(.connected)
+    for count in 1...4 { await Self.tick(store, clock, counting: count) }
+    await store.send(.frameReceived) { $0.idleTicks = 0 }
+    for count in 1...4 { await Self.tick(store, clock, counting: count) }
+    await clock.advance(by: Self.tick)
+    await store.receive(.idleTick, fires: ["phase"]) {
+      $0.idleTicks = 5
+      $0.phase = .closed(.idle)
+      $0.awaitsClient = false
+    }
+    // The timer stopped: the exhaustive test store fails if an effect is still running.
+  }
+
+  @Test func ticksCountOnlyWhileTheServerWaitsOnTheClient() async {
+    let clock = TestClock()
+    let store = Self.makeStore(clock: clock)
+    await store.send(.connected)
+    await store.send(.hello(name: "Ann"), fires: ["phase"]) {
+      $0.name = "Ann"
+      $0.phase = .lobby
+    }
+    await Self.tick(store, clock, counting: 1)
+    await store.send(.queued, fires: ["phase"]) {
+      $0.phase = .queued
+      $0.awaitsClient = false
+      $0.idleTicks = 0
+    }
+    for _ in 1...10 { await Self.tick(store, clock, counting: nil) }  // Queued: not counted.
+    await store.send(.matched(game: "g1", player: .o, opponent: "Bob"), fires: ["phase"]) {
+      $0.phase = .playing(game: "g1", player: .o, opponent: "Bob")
+    }
+    for _ in 1...10 { await Self.tick(store, clock, counting: nil) }  // Bob's turn.
+    await store.send(.turnChanged(isMine: true)) { $0.awaitsClient = true }
+    for count in 1...4 { await Self.tick(store, clock, counting: count) }
+    await store.send(.turnChanged(isMine: false)) {
+      $0.awaitsClient = false
+      $0.idleTicks = 0
+    }
+    await store.send(.turnChanged(isMine: true)) { $0.awaitsClient = true }
+    for count in 1...4 { await Self.tick(store, clock, counting: count) }
+    await clock.advance(by: Self.tick)
+    await store.receive(.idleTick, fires: ["phase"]) {
+      $0.idleTicks = 5
+      $0.phase = .closed(.idle)
+      $0.awaitsClient = false
+    }
+    await store.send(.hello(name: "Late"))  // A closed session ignores everything.
+  }
+
+  @Test func theGameEndsBackInTheLobbyAndCloseStopsTheTimer() async {
+    let clock = TestClock()
+    let store = Self.makeStore(clock: clock)
+    await store.send(.connected)
+    await store.send(.hello(name: "Ann"), fires: ["phase"]) {
+      $0.name = "Ann"
+      $0.phase = .lobby
+    }
+    await store.send(.queued, fires: ["phase"]) {
+      $0.phase = .queued
+      $0.awaitsClient = false
+    }
+    await store.send(.matched(game: "g1", player: .x, opponent: "Bob"), fires: ["phase"]) {
+      $0.phase = .playing(game: "g1", player: .x, opponent: "Bob")
+      $0.awaitsClient = true
+    }
+    #expect(store.state.game == "g1" && store.state.player == .x)
+    await Self.tick(store, clock, counting: 1)
+    await store.send(.gameEnded, fires: ["phase"]) {
+      $0.phase = .lobby
+      $0.lastGame = "g1"
+      $0.idleTicks = 0
+    }
+    await store.send(.close(.disconnected), fires: ["phase"]) {
+      $0.phase = .closed(.disconnected)
+      $0.awaitsClient = false
+    }
+  }
+
+  @Test func leavingTheQueueMakesTheServerWaitAgain() async {
+    let clock = TestClock()
+    let store = Self.makeStore(clock: clock)
+    await store.send(.hello(name: "Ann"), fires: ["phase"]) {
+      $0.name = "Ann"
+      $0.phase = .lobby
+    }
+    await store.send(.queued, fires: ["phase"]) {
+      $0.phase = .queued
+      $0.awaitsClient = false
+    }
+    await store.send(.leftQueue, fires: ["phase"]) {
+      $0.phase = .lobby
+      $0.awaitsClient = true
+    }
+  }
+}
