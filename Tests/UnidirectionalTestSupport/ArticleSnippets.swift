@@ -73,8 +73,12 @@ extension ArticleSnippets {
   /// - Parameters:
   ///   - articles: The Markdown files to check.
   ///   - testRoots: The folders searched for test files, recursively.
+  ///   - testFileNames: Test file names for articles whose test file is named otherwise, by
+  ///     article file name (`["ServerApps.md": "ServerArticleTests.swift"]`).
   /// - Returns: One message per problem, empty when every snippet is compiled.
-  public static func problems(articles: [URL], testRoots: [URL]) -> [String] {
+  public static func problems(
+    articles: [URL], testRoots: [URL], testFileNames: [String: String] = [:]
+  ) -> [String] {
     let testFiles = testRoots.flatMap { swiftFiles(under: $0) }
     var problems: [String] = []
     for article in articles {
@@ -83,7 +87,7 @@ extension ArticleSnippets {
         continue
       }
       guard !swiftBlocks(in: markdown).isEmpty else { continue }
-      let name = testFileName(for: article)
+      let name = testFileNames[article.lastPathComponent] ?? testFileName(for: article)
       let matches = testFiles.filter { $0.lastPathComponent == name }
       guard matches.count == 1, let testFile = matches.first,
         let tests = try? String(contentsOf: testFile, encoding: .utf8)

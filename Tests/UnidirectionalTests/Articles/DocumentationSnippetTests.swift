@@ -16,6 +16,12 @@ import UnidirectionalTestSupport
   /// Where test files are looked for.
   static let testRoots = ["Tests", "CaseStudies"].map { root.appendingPathComponent($0) }
 
+  /// Articles whose test file is named otherwise than `<Article>ArticleTests.swift`.
+  static let testFileNames = [
+    // The server case study's test target compiles and runs it (it needs the server's code).
+    "ServerApps.md": "ServerArticleTests.swift"
+  ]
+
   /// Every DocC catalog of the package.
   static var catalogs: [URL] {
     let sources = root.appendingPathComponent("Sources")
@@ -37,7 +43,9 @@ import UnidirectionalTestSupport
         .count
     }
     #expect(snippets >= 60, "Found only \(snippets) Swift blocks in \(articles.count) articles.")
-    for problem in ArticleSnippets.problems(articles: articles, testRoots: Self.testRoots) {
+    let problems = ArticleSnippets.problems(
+      articles: articles, testRoots: Self.testRoots, testFileNames: Self.testFileNames)
+    for problem in problems {
       Issue.record(Comment(rawValue: problem))
     }
   }
@@ -76,6 +84,15 @@ import UnidirectionalTestSupport
 
     try "func f() {\n  let a = 1\n}\n".write(to: tests, atomically: true, encoding: .utf8)
     #expect(ArticleSnippets.problems(articles: [withCode], testRoots: [folder]).isEmpty)
+
+    // A test file named otherwise counts only when named for the article.
+    let renamed = folder.appendingPathComponent("OtherTests.swift")
+    try FileManager.default.moveItem(at: tests, to: renamed)
+    #expect(ArticleSnippets.problems(articles: [withCode], testRoots: [folder]).count == 1)
+    let named = ArticleSnippets.problems(
+      articles: [withCode], testRoots: [folder],
+      testFileNames: ["WithCode.md": "OtherTests.swift"])
+    #expect(named.isEmpty)
   }
 
   @Test func theComparisonIgnoresIndentationButNotOrder() {
