@@ -158,6 +158,11 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
   package var effectsAreQuiet: Bool { store.effectsAreQuiet }
 
   /// Runs `operation` with ``exhaustivity`` set to `exhaustivity`, then restores it.
+  ///
+  /// - Parameters:
+  ///   - exhaustivity: The exhaustivity for the steps `operation` takes.
+  ///   - operation: The steps.
+  /// - Returns: What `operation` returns.
   nonisolated(nonsending) public func withExhaustivity<R>(
     _ exhaustivity: Exhaustivity, operation: () async throws -> R
   ) async rethrows -> R {

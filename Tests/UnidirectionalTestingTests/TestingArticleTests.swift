@@ -7,7 +7,7 @@ import UnidirectionalTesting
 
 // The code of the article "Testing" (UnidirectionalTesting.docc/Testing.md), compiled and run.
 // Every ```swift block of the article appears here verbatim (up to indentation);
-// `TestingArticleSnippetTests` checks it. Change both together.
+// `DocumentationSnippetTests` checks it. Change both together.
 
 // MARK: - The feature
 

@@ -53,6 +53,8 @@ private enum EntryCoding {
 
 extension ActionLogEntry: Encodable where Action: Encodable {
   /// Writes the entry as an object with `sequence`, `timestamp` and `action`.
+  ///
+  /// - Parameter encoder: The encoder to write to.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: EntryCoding.Keys.self)
     try container.encode(sequence, forKey: .sequence)
@@ -72,6 +74,8 @@ extension ActionLogEntry: Decodable where Action: Decodable {
   ///
   /// - Throws: `DecodingError` if the line is not an entry, or if its action was recorded with
   ///   a ``Secret`` redacted: such an action cannot be rebuilt.
+  ///
+  /// - Parameter decoder: The decoder to read from.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: EntryCoding.Keys.self)
     if let paths = try container.decodeIfPresent([String].self, forKey: .redacted) {

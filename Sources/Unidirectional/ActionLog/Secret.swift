@@ -44,6 +44,8 @@ extension Secret: Hashable where Value: Hashable {}
 
 extension Secret: Encodable where Value: Encodable {
   /// Writes the value, or `"<redacted>"` when an action log records it.
+  ///
+  /// - Parameter encoder: The encoder to write to.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
     if let redaction = encoder.userInfo[ActionLogRedaction.key] as? ActionLogRedaction {
@@ -57,6 +59,8 @@ extension Secret: Encodable where Value: Encodable {
 
 extension Secret: Decodable where Value: Decodable {
   /// Reads the value, written as the value alone.
+  ///
+  /// - Parameter decoder: The decoder to read from.
   public init(from decoder: any Decoder) throws {
     self.init(try decoder.singleValueContainer().decode(Value.self))
   }

@@ -9,21 +9,31 @@ public final class ImmediateClock: Clock, Sendable {
     public let offset: Duration
 
     /// Creates an instant.
+    ///
+    /// - Parameter offset: The time since the clock's start.
     public init(offset: Duration = .zero) {
       self.offset = offset
     }
 
     /// The instant `duration` later.
+    ///
+    /// - Parameter duration: The time to add.
     public func advanced(by duration: Duration) -> Self {
       Self(offset: offset + duration)
     }
 
     /// The duration from this instant to `other`.
+    ///
+    /// - Parameter other: The later (or earlier) instant.
     public func duration(to other: Self) -> Duration {
       other.offset - offset
     }
 
     /// Whether `lhs` is earlier than `rhs`.
+    ///
+    /// - Parameters:
+    ///   - lhs: A instant.
+    ///   - rhs: Another instant.
     public static func < (lhs: Self, rhs: Self) -> Bool {
       lhs.offset < rhs.offset
     }
@@ -45,6 +55,10 @@ public final class ImmediateClock: Clock, Sendable {
   /// Moves the time to `deadline` (if later) and returns at once.
   ///
   /// - Throws: `CancellationError` if the task is cancelled.
+  ///
+  /// - Parameters:
+  ///   - deadline: The instant to move the time to.
+  ///   - tolerance: Ignored: the sleep ends at once.
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
     current.withLock { $0 = Swift.max($0, deadline) }

@@ -98,6 +98,10 @@ public final class TestClock: Clock, Sendable {
   /// Suspends until `advance` reaches `deadline` (or returns at once if it has).
   ///
   /// - Throws: `CancellationError` if the task is cancelled, before or during the sleep.
+  ///
+  /// - Parameters:
+  ///   - deadline: The instant the sleep ends at, once `advance` or `run` reaches it.
+  ///   - tolerance: Ignored: the test clock wakes sleepers exactly at their deadlines.
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
     // The sleeper's store, and whether this task is one the store counts (see `EffectActivity`):
@@ -151,6 +155,8 @@ public final class TestClock: Clock, Sendable {
   ///
   /// Rarely needed: a test store's `send` returns once the effects it started are quiet, and
   /// `advance` first lets the effects of the stores sleeping on it become quiet.
+  ///
+  /// - Parameter count: How many sleeping tasks to wait for.
   public func waitForSleepers(count: Int = 1) async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       let ready = storage.withLock { storage -> Bool in

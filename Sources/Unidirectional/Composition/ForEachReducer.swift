@@ -28,6 +28,11 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
 
   /// Runs the element reducer for element actions (on the element with that id), then the
   /// parent; cancels the effects of elements the parent removed.
+  ///
+  /// - Parameters:
+  ///   - state: The current state, changed in place.
+  ///   - action: The action to handle.
+  /// - Returns: The effects to start once the new state is committed.
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
   {
     var elementEffect = Effect<Parent.Action>.none

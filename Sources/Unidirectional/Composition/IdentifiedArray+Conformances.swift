@@ -12,6 +12,8 @@ extension IdentifiedArray: RandomAccessCollection {
   /// naming both ids. A position outside `0..<count` is a precondition failure naming it.
   ///
   /// - Complexity: O(1).
+  ///
+  /// - Parameter position: A position from `0` to `count - 1`.
   @inlinable
   public subscript(position: Int) -> Element {
     get {
@@ -37,6 +39,8 @@ extension IdentifiedArray: RandomAccessCollection {
 
 extension IdentifiedArray: ExpressibleByArrayLiteral {
   /// Creates an array from a literal; ids must be unique.
+  ///
+  /// - Parameter elements: The elements, in order, each with its own id.
   public init(arrayLiteral elements: Element...) {
     self.init(uniqueElements: elements)
   }
@@ -44,6 +48,10 @@ extension IdentifiedArray: ExpressibleByArrayLiteral {
 
 extension IdentifiedArray: Equatable where Element: Equatable {
   /// Arrays are equal when they have equal elements in the same order.
+  ///
+  /// - Parameters:
+  ///   - lhs: A array.
+  ///   - rhs: Another array.
   @inlinable
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.elements == rhs.elements
@@ -52,6 +60,8 @@ extension IdentifiedArray: Equatable where Element: Equatable {
 
 extension IdentifiedArray: Hashable where Element: Hashable {
   /// Hashes the elements in order.
+  ///
+  /// - Parameter hasher: The hasher to feed.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(elements)
   }
@@ -59,6 +69,8 @@ extension IdentifiedArray: Hashable where Element: Hashable {
 
 extension IdentifiedArray: Encodable where Element: Encodable {
   /// Encodes the elements as an unkeyed container (a JSON array), in order.
+  ///
+  /// - Parameter encoder: The encoder to write to.
   public func encode(to encoder: any Encoder) throws {
     try elements.encode(to: encoder)
   }
@@ -68,6 +80,8 @@ extension IdentifiedArray: Decodable where Element: Decodable {
   /// Decodes an array of elements.
   ///
   /// - Throws: `DecodingError.dataCorrupted` naming the id if two elements share an id.
+  ///
+  /// - Parameter decoder: The decoder to read from.
   public init(from decoder: any Decoder) throws {
     let elements = try [Element](from: decoder)
     self.init()

@@ -57,6 +57,8 @@ extension IdentifiedArray {
   /// Removes the element with this id and returns it, or returns `nil` if there is none.
   ///
   /// - Complexity: O(n).
+  ///
+  /// - Parameter id: The id of the element to remove.
   @inlinable
   @discardableResult
   public mutating func remove(id: Element.ID) -> Element? {
@@ -90,6 +92,8 @@ extension IdentifiedArray {
   /// throws the array is left unchanged.
   ///
   /// - Complexity: O(n).
+  ///
+  /// - Parameter shouldBeRemoved: Returns `true` for the elements to remove.
   public mutating func removeAll(where shouldBeRemoved: (Element) throws -> Bool) rethrows {
     let isRemoved = try elements.map(shouldBeRemoved)
     let firstRemoved = isRemoved.firstIndex(of: true) ?? elements.count
@@ -133,6 +137,10 @@ extension IdentifiedArray {
   /// failure naming it, and nothing moves.
   ///
   /// - Complexity: O(n).
+  ///
+  /// - Parameters:
+  ///   - source: The positions of the elements to move.
+  ///   - destination: Where they go, as a position in the array before the move.
   public mutating func move(fromOffsets source: [Int], toOffset destination: Int) {
     let count = elements.count
     precondition(
@@ -169,6 +177,10 @@ extension IdentifiedArray {
   /// nothing); any other is a precondition failure naming it.
   ///
   /// - Complexity: O(1) on average.
+  ///
+  /// - Parameters:
+  ///   - i: The position of the first element.
+  ///   - j: The position of the second element.
   public mutating func swapAt(_ i: Int, _ j: Int) {
     precondition(
       i >= 0 && i < elements.count,
@@ -190,6 +202,8 @@ extension IdentifiedArray {
   /// an unspecified order, as `Array`'s are, but lookups by id still find them.
   ///
   /// - Complexity: O(n log n).
+  ///
+  /// - Parameter areInIncreasingOrder: Returns `true` if its first argument goes before its second.
   public mutating func sort(by areInIncreasingOrder: (Element, Element) throws -> Bool) rethrows {
     defer {
       reindex(from: 0)

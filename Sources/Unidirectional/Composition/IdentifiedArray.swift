@@ -102,6 +102,8 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// Whether an element with this id is present.
   ///
   /// - Complexity: O(1) on average.
+  ///
+  /// - Parameter id: The id to look for.
   @inlinable
   public func contains(id: Element.ID) -> Bool {
     positions[id] != nil
@@ -110,6 +112,9 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// The position of the element with this id.
   ///
   /// - Complexity: O(1) on average.
+  ///
+  /// - Parameter id: The id to look for.
+  /// - Returns: The position, or `nil` if no element has this id.
   @inlinable
   public func index(id: Element.ID) -> Int? {
     positions[id]
@@ -126,6 +131,8 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// throwing, as it would for an `inout` variable.
   ///
   /// - Complexity: O(1) on average, except O(n) for a removal.
+  ///
+  /// - Parameter id: The element's id.
   @inlinable
   public subscript(id id: Element.ID) -> Element? {
     get {

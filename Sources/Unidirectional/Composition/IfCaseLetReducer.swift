@@ -22,6 +22,11 @@ public struct IfCaseLetReducer<Parent: Reducer, Case: Reducer>: Reducer {
 
   /// Runs the child first (for case actions, while the state is the case), then the parent;
   /// cancels the case's effects if the state left the case.
+  ///
+  /// - Parameters:
+  ///   - state: The current state, changed in place.
+  ///   - action: The action to handle.
+  /// - Returns: The effects to start once the new state is committed.
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
   {
     // A case path has no identity of its own: the call site and the case's type name the case

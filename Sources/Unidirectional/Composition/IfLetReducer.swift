@@ -33,6 +33,11 @@ where Child.State: Sendable {
 
   /// Runs the child first (for child actions, while the child state exists), then the parent;
   /// cancels the child's effects if the child state became `nil` or another child (another id).
+  ///
+  /// - Parameters:
+  ///   - state: The current state, changed in place.
+  ///   - action: The action to handle.
+  /// - Returns: The effects to start once the new state is committed.
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
   {
     let before = identity(in: state)

@@ -73,6 +73,11 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
   }
 
   /// Runs the child on the child state for child actions.
+  ///
+  /// - Parameters:
+  ///   - parent: The parent state; its child part is changed in place.
+  ///   - action: The parent action.
+  /// - Returns: The child's effects, their actions embedded in parent actions.
   public func reduce(into parent: inout ParentState, action: ParentAction) -> Effect<ParentAction> {
     guard let childAction = self.action.extract(action) else { return .none }
     switch state {

@@ -11,6 +11,11 @@ public struct DependencyReducer<Base: Reducer>: Reducer {
 
   /// Runs the wrapped reducer with the changed dependencies; the effects it returns run with
   /// them too.
+  ///
+  /// - Parameters:
+  ///   - state: The current state, changed in place.
+  ///   - action: The action to handle.
+  /// - Returns: The effects to start once the new state is committed.
   public func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
     // `withDependencies` marks an override as in force, which is what makes `.run` capture the
     // changed values for the effect's task (see `Effect.run`).

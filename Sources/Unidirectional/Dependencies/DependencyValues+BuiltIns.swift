@@ -57,6 +57,8 @@ public struct DateGenerator: Sendable {
   }
 
   /// A generator that always returns `date`.
+  ///
+  /// - Parameter date: The date to return every time.
   public static func constant(_ date: Date) -> Self {
     Self { date }
   }
@@ -115,6 +117,10 @@ public struct WithRandomNumberGenerator: Sendable {
   /// ```swift
   /// let roll = withRandomNumberGenerator { Int.random(in: 1...6, using: &$0) }
   /// ```
+  ///
+  /// - Parameter work: Uses the generator; it runs at once, on the calling thread.
+  /// - Returns: What `work` returns.
+  /// - Throws: What `work` throws.
   public func callAsFunction<R>(_ work: (inout any RandomNumberGenerator) throws -> R) rethrows
     -> R
   {

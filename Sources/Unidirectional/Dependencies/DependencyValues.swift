@@ -60,6 +60,8 @@ public struct DependencyValues: Sendable {
   }
 
   /// The value for a key: its override, or its live or test value by ``context``.
+  ///
+  /// - Parameter key: The dependency's key type, such as `Thermometer.self`.
   public subscript<Key: DependencyKey>(key: Key.Type) -> Key.Value {
     get {
       if let value = overrides[ObjectIdentifier(key)] {

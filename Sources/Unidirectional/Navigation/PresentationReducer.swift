@@ -26,6 +26,11 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
 
   /// Runs the destination for `.presented` actions, then the parent; ends the presentation for
   /// `.dismiss` (after the parent); cancels the effects of a presentation that ended.
+  ///
+  /// - Parameters:
+  ///   - state: The current state, changed in place.
+  ///   - action: The action to handle.
+  /// - Returns: The effects to start once the new state is committed.
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
   {
     let presentationAction = toPresentationAction.extract(action)

@@ -103,6 +103,10 @@ public struct PresentationState<State> {
 extension PresentationState: Equatable where State: Equatable {
   /// Whether the presented child states are equal (the presentation identities are not
   /// compared).
+  ///
+  /// - Parameters:
+  ///   - lhs: A presentation.
+  ///   - rhs: Another presentation.
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.value == rhs.value
   }
@@ -110,6 +114,8 @@ extension PresentationState: Equatable where State: Equatable {
 
 extension PresentationState: Hashable where State: Hashable {
   /// Hashes the presented child state.
+  ///
+  /// - Parameter hasher: The hasher to feed.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(value)
   }

@@ -15,6 +15,10 @@ public struct StackElementID: Hashable, Comparable, Sendable, CustomStringConver
   }
 
   /// Whether `lhs` was pushed before `rhs`.
+  ///
+  /// - Parameters:
+  ///   - lhs: A id.
+  ///   - rhs: Another id.
   public static func < (lhs: Self, rhs: Self) -> Bool {
     lhs.generation < rhs.generation
   }

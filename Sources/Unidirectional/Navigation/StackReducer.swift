@@ -26,6 +26,11 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
   /// Runs the element reducer for element actions, then the parent; pops for `.popFrom(id:)`
   /// and pushes for `.push(id:state:)` (after the parent); cancels the effects of popped
   /// elements.
+  ///
+  /// - Parameters:
+  ///   - state: The current state, changed in place.
+  ///   - action: The action to handle.
+  /// - Returns: The effects to start once the new state is committed.
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
   {
     let stackAction = toStackAction.extract(action)

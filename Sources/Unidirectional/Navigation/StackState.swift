@@ -64,6 +64,9 @@ public struct StackState<Element> {
   /// The position of the element with id `id`, if it is on the stack.
   ///
   /// - Complexity: O(log n).
+  ///
+  /// - Parameter id: The element's id.
+  /// - Returns: The position, or `nil` if no element with this id is on the stack.
   public func index(id: StackElementID) -> Int? {
     var low = 0
     var high = ids.count
@@ -81,6 +84,8 @@ public struct StackState<Element> {
   /// the stack does nothing: ids are given by pushing.
   ///
   /// - Complexity: O(log n), except O(n) for a removal.
+  ///
+  /// - Parameter id: The element's id.
   public subscript(id id: StackElementID) -> Element? {
     get {
       index(id: id).map { elements[$0] }
@@ -201,6 +206,10 @@ extension StackState: RandomAccessCollection {
 
 extension StackState: Equatable where Element: Equatable {
   /// Whether both stacks hold equal elements under the same ids, in the same order.
+  ///
+  /// - Parameters:
+  ///   - lhs: A stack.
+  ///   - rhs: Another stack.
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.ids == rhs.ids && lhs.elements == rhs.elements
   }
@@ -208,6 +217,8 @@ extension StackState: Equatable where Element: Equatable {
 
 extension StackState: Hashable where Element: Hashable {
   /// Hashes the ids and elements.
+  ///
+  /// - Parameter hasher: The hasher to feed.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(ids)
     hasher.combine(elements)

@@ -72,11 +72,17 @@ public final class ObservationToken: Hashable, Sendable {
   }
 
   /// Tokens are equal when they are the same token.
+  ///
+  /// - Parameters:
+  ///   - lhs: A token.
+  ///   - rhs: Another token.
   public static func == (lhs: ObservationToken, rhs: ObservationToken) -> Bool {
     lhs === rhs
   }
 
   /// Hashes the token's identity.
+  ///
+  /// - Parameter hasher: The hasher to feed.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(ObjectIdentifier(self))
   }

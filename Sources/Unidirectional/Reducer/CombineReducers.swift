@@ -25,6 +25,11 @@ where Reducers.State == State, Reducers.Action == Action {
   }
 
   /// Runs every reducer in order and merges their effects.
+  ///
+  /// - Parameters:
+  ///   - state: The current state, changed in place.
+  ///   - action: The action to handle.
+  /// - Returns: The effects to start once the new state is committed.
   @inlinable
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     reducers.reduce(into: &state, action: action)

@@ -7,6 +7,11 @@ public struct EmptyReducer<State, Action>: Reducer {
   public init() {}
 
   /// Returns ``Effect/none`` without touching the state.
+  ///
+  /// - Parameters:
+  ///   - state: The current state, left unchanged.
+  ///   - action: The action, ignored.
+  /// - Returns: ``Effect/none``.
   @inlinable
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     .none

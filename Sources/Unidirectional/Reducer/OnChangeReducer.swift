@@ -17,6 +17,11 @@ where Body.State == Base.State, Body.Action == Base.Action {
 
   /// Runs the wrapped reducer, then, if the value changed, the reducer made for the old and new
   /// values; their effects are merged.
+  ///
+  /// - Parameters:
+  ///   - state: The current state, changed in place.
+  ///   - action: The action to handle.
+  /// - Returns: The effects to start once the new state is committed.
   public func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
     let oldValue = toValue(state)
     let effect = base.reduce(into: &state, action: action)

@@ -29,6 +29,11 @@ public struct Reduce<State, Action>: Reducer {
   }
 
   /// Calls the closure.
+  ///
+  /// - Parameters:
+  ///   - state: The current state, changed in place.
+  ///   - action: The action to handle.
+  /// - Returns: The effects to start once the new state is committed.
   @inlinable
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     reduce(&state, action)

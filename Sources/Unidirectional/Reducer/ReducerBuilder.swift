@@ -11,6 +11,8 @@ public enum ReducerBuilder<State, Action> {
   }
 
   /// Builds a block of one reducer.
+  ///
+  /// - Parameter first: The reducer.
   @inlinable
   public static func buildPartialBlock<R: Reducer>(first: R) -> R
   where R.State == State, R.Action == Action {
@@ -18,6 +20,10 @@ public enum ReducerBuilder<State, Action> {
   }
 
   /// Appends a reducer to a block.
+  ///
+  /// - Parameters:
+  ///   - accumulated: The reducers of the block so far.
+  ///   - next: The reducer to run after them.
   @inlinable
   public static func buildPartialBlock<R0: Reducer, R1: Reducer>(
     accumulated: R0, next: R1
@@ -26,6 +32,8 @@ public enum ReducerBuilder<State, Action> {
   }
 
   /// Builds the reducer of an expression.
+  ///
+  /// - Parameter expression: The reducer.
   @inlinable
   public static func buildExpression<R: Reducer>(_ expression: R) -> R
   where R.State == State, R.Action == Action {
@@ -33,6 +41,8 @@ public enum ReducerBuilder<State, Action> {
   }
 
   /// Builds an `if` without `else`: the reducer runs only when the condition held.
+  ///
+  /// - Parameter wrapped: The reducer of the `if`, or `nil` when the condition did not hold.
   @inlinable
   public static func buildOptional<R: Reducer>(_ wrapped: R?) -> _Optional<R>
   where R.State == State, R.Action == Action {
@@ -40,6 +50,8 @@ public enum ReducerBuilder<State, Action> {
   }
 
   /// Builds the first branch of an `if`/`else`.
+  ///
+  /// - Parameter first: The reducer of the first branch.
   @inlinable
   public static func buildEither<First: Reducer, Second: Reducer>(
     first: First
@@ -48,6 +60,8 @@ public enum ReducerBuilder<State, Action> {
   }
 
   /// Builds the second branch of an `if`/`else`.
+  ///
+  /// - Parameter second: The reducer of the second branch.
   @inlinable
   public static func buildEither<First: Reducer, Second: Reducer>(
     second: Second

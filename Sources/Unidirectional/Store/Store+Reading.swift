@@ -15,6 +15,8 @@ extension Store {
   ///
   /// Inside an observer, the read is tracked as `keyPath`: `store.board` tracks the whole
   /// `board`, even if the code goes on to use one cell of it.
+  ///
+  /// - Parameter keyPath: A property of the state, such as `\.count`.
   @inlinable
   public subscript<Value>(dynamicMember keyPath: KeyPath<State, Value>) -> Value {
     read(keyPath)
@@ -30,6 +32,8 @@ extension Store {
   /// is checked again after every action, at the cost of evaluating it (a few hundred
   /// nanoseconds through the Swift runtime): for rows of an ``IdentifiedArray``, prefer
   /// `store[\.rows, id: id, \.field]`, which is checked only when that row is written.
+  ///
+  /// - Parameter keyPath: Where the value lives in the state, such as `\.board.cells[4]`.
   @inlinable
   public subscript<Value>(keyPath: KeyPath<State, Value>) -> Value {
     read(keyPath)

@@ -92,6 +92,14 @@ extension Store {
   }
 
   /// A store of a child feature, with actions embedded by a case path.
+  ///
+  /// ```swift
+  /// let login = store.scope(state: \.login, action: .login)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: Where the child state lives in this store's state.
+  ///   - action: The case of this store's actions that carries the child's actions.
   ///   - fileID: The file of the call, named in issues this produces (filled in for you).
   ///   - line: The line of the call (filled in for you).
   public func scope<ChildState: Sendable, ChildAction: Sendable>(

@@ -5,7 +5,7 @@ import UnidirectionalTestSupport
 @testable import Unidirectional
 
 // The code of the article "Composition and navigation", compiled and run. Every ```swift block
-// of the article appears here line for line (`CompositionArticleSnippetTests` checks it).
+// of the article appears here line for line (`DocumentationSnippetTests` checks it).
 
 // MARK: The features of the article
 
