@@ -29,27 +29,30 @@
 /// has exactly the type it is read as, and never for functions or metatypes, whose storage in a
 /// case differs from their storage in generic code; `CasePathTests` checks every enum layout its generators
 /// make (payload-less, single- and multi-payload, indirect, generic, nested, tuples).
+@usableFromInline
 struct EnumLayout: @unchecked Sendable {
   // Safe: metadata and the types it names are immutable and live as long as the process.
 
   /// One case: its payload type (`nil` for a case without payload) and whether it is boxed.
+  @usableFromInline
   struct Case {
     /// The payload's type, with a single labelled element unwrapped (`case c(x: Int)` stores an
     /// `Int`).
-    let payloadType: Any.Type?
-    let isIndirect: Bool
+    @usableFromInline let payloadType: Any.Type?
+    @usableFromInline let isIndirect: Bool
   }
 
-  let metadata: UnsafeRawPointer
+  @usableFromInline let metadata: UnsafeRawPointer
   /// Indexed by tag.
-  let cases: [Case]
+  @usableFromInline let cases: [Case]
 
-  private typealias GetEnumTag = @convention(c) (UnsafeRawPointer, UnsafeRawPointer) -> UInt32
-  private typealias ProjectEnumData =
+  @usableFromInline
+  typealias GetEnumTag = @convention(c) (UnsafeRawPointer, UnsafeRawPointer) -> UInt32
+  @usableFromInline typealias ProjectEnumData =
     @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer) -> Void
 
-  private let getEnumTag: GetEnumTag
-  private let projectEnumData: ProjectEnumData
+  @usableFromInline let getEnumTag: GetEnumTag
+  @usableFromInline let projectEnumData: ProjectEnumData
 
   /// The layout of `Root`, if it is an enum with at least one case whose payload is laid out as
   /// a `Value`; `nil` otherwise (not an enum, no such case, or compiled without reflection
@@ -186,6 +189,7 @@ struct EnumLayout: @unchecked Sendable {
 
   /// Whether a payload of type `payload` may be read as a `value`: the same type, or tuples
   /// whose elements are the same types (labels do not change the layout).
+  @usableFromInline
   static func payload(_ payload: Any.Type, isLaidOutAs value: Any.Type) -> Bool {
     if payload == value { return true }
     let payloadMetadata = unsafeBitCast(payload, to: UnsafeRawPointer.self)
@@ -207,7 +211,7 @@ struct EnumLayout: @unchecked Sendable {
   /// The tag of `value`'s case.
   ///
   /// - Precondition: `Root` is the type this layout was read from.
-  @inline(__always)
+  @inlinable @inline(__always)
   func tag<Root>(of value: Root) -> Int {
     withUnsafePointer(to: value) { Int(getEnumTag(UnsafeRawPointer($0), metadata)) }
   }
@@ -215,6 +219,7 @@ struct EnumLayout: @unchecked Sendable {
   /// A copy of the payload of `value`, whose case has tag `tag`.
   ///
   /// - Precondition: `cases[tag].payloadType` is laid out as `Value`.
+  @inlinable
   func payload<Root, Value>(of value: Root, tag: Int, as _: Value.Type) -> Value {
     withUnsafeTemporaryAllocation(of: Root.self, capacity: 1) { buffer in
       let storage = UnsafeMutableRawPointer(buffer.baseAddress!)
