@@ -8,13 +8,14 @@
 /// ```
 public struct StackElementID: Hashable, Comparable, Sendable, CustomStringConvertible {
   /// The element's generation in its stack: the number of elements pushed before it.
-  let generation: Int
+  @usableFromInline let generation: Int
 
   init(generation: Int) {
     self.generation = generation
   }
 
   /// Whether `lhs` was pushed before `rhs`.
+  @inlinable
   public static func < (lhs: Self, rhs: Self) -> Bool {
     lhs.generation < rhs.generation
   }
