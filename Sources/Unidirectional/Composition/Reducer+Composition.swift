@@ -73,7 +73,7 @@ extension Reducer {
   ///   - fileID: The file of the call, named in issues this produces (filled in for you).
   ///   - line: The line of the call (filled in for you).
   @inlinable
-  public func forEach<ElementState, ElementAction, Element: Reducer>(
+  public consuming func forEach<ElementState, ElementAction, Element: Reducer>(
     _ state: WritableKeyPath<State, IdentifiedArray<ElementState>>,
     action: CasePath<Action, (id: ElementState.ID, action: ElementAction)>,
     @ReducerBuilder<ElementState, ElementAction> element: () -> Element,

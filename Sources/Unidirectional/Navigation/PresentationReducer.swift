@@ -132,7 +132,7 @@ extension Reducer {
   ///   - fileID: The file of the call, named in issues this produces (filled in for you).
   ///   - line: The line of the call (filled in for you).
   @inlinable
-  public func ifLet<DestinationState, DestinationAction, Destination: Reducer>(
+  public consuming func ifLet<DestinationState, DestinationAction, Destination: Reducer>(
     _ state: WritableKeyPath<State, PresentationState<DestinationState>>,
     action: CasePath<Action, PresentationAction<DestinationAction>>,
     @ReducerBuilder<DestinationState, DestinationAction> destination: () -> Destination,

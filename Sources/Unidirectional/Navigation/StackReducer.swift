@@ -209,7 +209,7 @@ extension Reducer {
   ///   - fileID: The file of the call, named in issues this produces (filled in for you).
   ///   - line: The line of the call (filled in for you).
   @inlinable
-  public func forEach<DestinationState, DestinationAction, Destination: Reducer>(
+  public consuming func forEach<DestinationState, DestinationAction, Destination: Reducer>(
     _ state: WritableKeyPath<State, StackState<DestinationState>>,
     action: CasePath<Action, StackAction<DestinationState, DestinationAction>>,
     @ReducerBuilder<DestinationState, DestinationAction> destination: () -> Destination,
