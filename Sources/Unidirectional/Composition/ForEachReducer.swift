@@ -18,6 +18,7 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
   // file's name would be an allocation each time.
   @usableFromInline let fileID: StaticString
   @usableFromInline let line: UInt
+  @usableFromInline let addressOnly = AddressOnly()
 
   @inlinable
   init(

@@ -27,8 +27,11 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
   @usableFromInline let stateOffset: Int?
   @usableFromInline let action: CasePath<ParentAction, Child.Action>
   @usableFromInline let child: Child
-  @usableFromInline let fileID: String
+  // Static: a `body` makes its reducers anew for every action, and a `String` made from the
+  // file's name would be an allocation each time.
+  @usableFromInline let fileID: StaticString
   @usableFromInline let line: UInt
+  @usableFromInline let addressOnly = AddressOnly()
 
   /// Scopes to a child state stored at a key path.
   ///
@@ -38,6 +41,7 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
   ///   - child: The child reducer.
   ///   - fileID: The file of the call, named in issues this produces (filled in for you).
   ///   - line: The line of the call (filled in for you).
+  @inlinable
   public init<ChildState, ChildAction>(
     state: WritableKeyPath<ParentState, ChildState>,
     action: CasePath<ParentAction, ChildAction>,
@@ -57,6 +61,7 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
   ///   - child: The child reducer.
   ///   - fileID: The file of the call, named in issues this produces (filled in for you).
   ///   - line: The line of the call (filled in for you).
+  @inlinable
   public init<ChildState, ChildAction>(
     state: CasePath<ParentState, ChildState>,
     action: CasePath<ParentAction, ChildAction>,
@@ -67,7 +72,8 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
     self.init(state: .casePath(state), action: action, child: child(), fileID: fileID, line: line)
   }
 
-  private init(
+  @inlinable
+  init(
     state: StatePath, action: CasePath<ParentAction, Child.Action>, child: Child,
     fileID: StaticString, line: UInt
   ) {
@@ -75,7 +81,7 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
     if case .keyPath(let path) = state { stateOffset = path.offset } else { stateOffset = nil }
     self.action = action
     self.child = child
-    self.fileID = "\(fileID)"
+    self.fileID = fileID
     self.line = line
   }
 
@@ -132,6 +138,6 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
   func actionWithoutState(_ action: ParentAction) -> Effect<Child.Action> {
     let state =
       "case \(ValueDump.typeName(Child.State.self)) of \(ValueDump.typeName(ParentState.self))"
-    return .actionWithoutState(action, state: state, fileID: fileID, line: line)
+    return .actionWithoutState(action, state: state, fileID: "\(fileID)", line: line)
   }
 }

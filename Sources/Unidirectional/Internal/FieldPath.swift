@@ -14,7 +14,7 @@ struct FieldPath<Root, Value>: @unchecked Sendable {
   /// stored inline there.
   @usableFromInline let offset: Int?
 
-  @usableFromInline
+  @inlinable
   init(_ keyPath: WritableKeyPath<Root, Value>) {
     self.keyPath = keyPath
     self.offset = MemoryLayout<Root>.offset(of: keyPath)

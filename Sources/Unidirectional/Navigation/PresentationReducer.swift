@@ -12,6 +12,7 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
   // file's name would be an allocation each time.
   @usableFromInline let fileID: StaticString
   @usableFromInline let line: UInt
+  @usableFromInline let addressOnly = AddressOnly()
 
   @inlinable
   init(
@@ -34,22 +35,25 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
   {
     let presentationAction = toPresentationAction.extract(action)
-    let idBefore = state[keyPath: toPresentation].presentationID
+    let idBefore: UInt64?
     var destinationEffect = Effect<Parent.Action>.none
     switch presentationAction {
     case .presented(let destinationAction)?:
+      // One access through the key path (often computed, `\.$destination`, and then evaluated
+      // by the runtime) both reads the presentation's id and runs the destination.
+      var effect = Effect<Destination.Action>.none
+      idBefore = Self.reduce(
+        &state[keyPath: toPresentation], destination, destinationAction, into: &effect)
       if let id = idBefore {
-        // Written through the storage: the destination cannot start a new presentation.
-        let effect = destination.reduce(
-          into: &state[keyPath: toPresentation].value!, action: destinationAction)
         if effect.isNotNone { destinationEffect = mapDestinationEffect(effect, presentation: id) }
       } else {
         destinationEffect = destinationWithoutState(action)
       }
     case .dismiss?:
+      idBefore = state[keyPath: toPresentation].presentationID
       if idBefore == nil { destinationEffect = destinationWithoutState(action) }
     case nil:
-      break
+      idBefore = state[keyPath: toPresentation].presentationID
     }
     let parentEffect = parent.reduce(into: &state, action: action)
     if case .dismiss? = presentationAction, let idBefore,
@@ -62,6 +66,20 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
       return destinationEffect.merge(with: parentEffect)
     }
     return endingPresentation(idBefore, destinationEffect, parentEffect)
+  }
+
+  /// Runs `destination` on the presented state, if any, and returns the presentation's id.
+  ///
+  /// The state is written through its storage: the destination cannot start a new
+  /// presentation.
+  @inlinable
+  static func reduce(
+    _ presentation: inout PresentationState<Destination.State>, _ destination: Destination,
+    _ action: Destination.Action, into effect: inout Effect<Destination.Action>
+  ) -> UInt64? {
+    guard let id = presentation.presentationID else { return nil }
+    effect = destination.reduce(into: &presentation.value!, action: action)
+    return id
   }
 
   /// A destination's effect that is not `.none`, mapped to parent actions, with `dismiss()`

@@ -15,6 +15,7 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
   // file's name would be an allocation each time.
   @usableFromInline let fileID: StaticString
   @usableFromInline let line: UInt
+  @usableFromInline let addressOnly = AddressOnly()
 
   @inlinable
   init(
