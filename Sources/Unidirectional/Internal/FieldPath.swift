@@ -19,29 +19,4 @@ struct FieldPath<Root, Value>: @unchecked Sendable {
     self.keyPath = keyPath
     self.offset = MemoryLayout<Root>.offset(of: keyPath)
   }
-
-  /// Runs `body` on the value in `root`, in place.
-  @inlinable @inline(__always)
-  func modify<Result>(_ root: inout Root, _ body: (inout Value) throws -> Result) rethrows
-    -> Result
-  {
-    guard let offset else { return try body(&root[keyPath: keyPath]) }
-    return try withUnsafeMutablePointer(to: &root) { pointer in
-      // The value is a stored property at `offset`: its memory is bound to `Value`.
-      try body(
-        &UnsafeMutableRawPointer(pointer).advanced(by: offset)
-          .assumingMemoryBound(to: Value.self).pointee)
-    }
-  }
-
-  /// Reads something of the value in `root` without copying the value itself.
-  @inlinable @inline(__always)
-  func read<Result>(_ root: inout Root, _ body: (Value) throws -> Result) rethrows -> Result {
-    guard let offset else { return try body(root[keyPath: keyPath]) }
-    return try withUnsafePointer(to: &root) { pointer in
-      try body(
-        UnsafeRawPointer(pointer).advanced(by: offset).assumingMemoryBound(to: Value.self)
-          .pointee)
-    }
-  }
 }
