@@ -4,6 +4,10 @@ struct BenchmarkArguments {
   var quick = false
   var only: String?
   var iterations: Int?
+  /// Where to write the JSON report: a path, or `-` for standard output.
+  var json: String?
+  /// A JSON report of an earlier run, to compare this run with.
+  var compare: String?
 
   init(_ arguments: ArraySlice<String>) {
     var arguments = arguments[...]
@@ -12,18 +16,41 @@ struct BenchmarkArguments {
       case "--quick": quick = true
       case "--only": only = arguments.popFirst()
       case "--iterations": iterations = arguments.popFirst().flatMap { Int($0) }
+      case "--json":
+        // The file is optional: without one (or with `-`), the JSON goes to standard output.
+        if let next = arguments.first, !next.hasPrefix("--") {
+          json = arguments.popFirst()
+        } else {
+          json = "-"
+        }
+      case "--compare":
+        guard let path = arguments.popFirst() else { Self.fail("--compare needs a file") }
+        compare = path
       case "--help", "-h":
-        print("usage: unidirectional-benchmarks [--quick] [--only NAME-PREFIX] [--iterations N]")
+        print(
+          """
+          usage: unidirectional-benchmarks [--quick] [--only PREFIX[,PREFIX...]] [--iterations N]
+                                           [--json [FILE]] [--compare BASELINE.json]
+          """)
         exit(0)
       default:
-        FileHandle.standardError.write(Data("unknown argument: \(argument)\n".utf8))
-        exit(2)
+        Self.fail("unknown argument: \(argument)")
       }
     }
   }
 
+  static func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("\(message)\n".utf8))
+    exit(2)
+  }
+
+  /// The JSON report goes to standard output: the lines for people go to standard error.
+  var jsonOnStandardOutput: Bool { json == "-" }
+
+  /// Whether `--only` selects the scenario: it takes a prefix, or several separated by commas
+  /// (`--only B1,C0`).
   func selects(_ name: String) -> Bool {
-    only.map { name.hasPrefix($0) } ?? true
+    only.map { $0.split(separator: ",").contains { name.hasPrefix($0) } } ?? true
   }
 
   /// Rounds to take the best of.
@@ -44,23 +71,41 @@ enum Target {
   /// The figure's ratio or share, the target, and whether it is met; empty if the baseline was
   /// not measured in this run.
   func verdict(for nanoseconds: Double, results: [String: Double]) -> String {
+    guard let judgement = judgement(for: nanoseconds, results: results) else { return "" }
+    let met = judgement.met ? "ok" : "MISSED"
     switch self {
     case .ratio(let base, let atMost):
-      guard let baseline = results[base] else { return "" }
+      return String(format: "%.2fx %@ (target <= %.2fx) %@", judgement.value, base, atMost, met)
+    case .perObserverRun(_, let atMost):
+      return String(
+        format: "%.1f ns per observer run (target <= %.0f) %@", judgement.value, atMost, met)
+    case .perRecordedRead(_, let atMost):
+      return String(
+        format: "%.1f ns per recorded read (target <= %.0f) %@", judgement.value, atMost, met)
+    case .absolute(let atMost):
+      return String(format: "(target <= %.0f ns) %@", atMost, met)
+    }
+  }
+
+  /// What the target compares, for the JSON report; `nil` if the baseline was not measured in
+  /// this run.
+  func judgement(for nanoseconds: Double, results: [String: Double]) -> Report.Judgement? {
+    switch self {
+    case .ratio(let base, let atMost):
+      guard let baseline = results[base] else { return nil }
       let ratio = nanoseconds / baseline
-      let met = ratio <= atMost ? "ok" : "MISSED"
-      return String(format: "%.2fx %@ (target <= %.2fx) %@", ratio, base, atMost, met)
+      return .init(measure: "x \(base)", value: ratio, atMost: atMost, met: ratio <= atMost)
     case .perObserverRun(let observers, let atMost):
       let perRun = nanoseconds / Double(observers)
-      let met = perRun <= atMost ? "ok" : "MISSED"
-      return String(format: "%.1f ns per observer run (target <= %.0f) %@", perRun, atMost, met)
+      return .init(
+        measure: "ns per observer run", value: perRun, atMost: atMost, met: perRun <= atMost)
     case .perRecordedRead(let reads, let atMost):
       let perRead = nanoseconds / Double(reads)
-      let met = perRead <= atMost ? "ok" : "MISSED"
-      return String(format: "%.1f ns per recorded read (target <= %.0f) %@", perRead, atMost, met)
+      return .init(
+        measure: "ns per recorded read", value: perRead, atMost: atMost, met: perRead <= atMost)
     case .absolute(let atMost):
-      let met = nanoseconds <= atMost ? "ok" : "MISSED"
-      return String(format: "(target <= %.0f ns) %@", atMost, met)
+      return .init(
+        measure: "ns", value: nanoseconds, atMost: atMost, met: nanoseconds <= atMost)
     }
   }
 }

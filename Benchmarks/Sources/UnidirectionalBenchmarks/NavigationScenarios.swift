@@ -55,7 +55,11 @@ func makeNavigationScenarios() -> [Scenario] {
     }
   }
   return [
-    Scenario(name: "P0 send to a presented child", actions: 500_000) {
+    // Issue 17: held to the bound of the composition lines (C0, C3), at most ten plain sends.
+    Scenario(
+      name: "P0 send to a presented child", actions: 500_000,
+      target: .ratio(over: "B1 send, no observers", atMost: 10)
+    ) {
       var state = NavigationRoot.State()
       state.presented = NavigationCounter.State(id: 0)
       let store = Store(initialState: state) { NavigationRoot() }
@@ -64,7 +68,10 @@ func makeNavigationScenarios() -> [Scenario] {
         blackHole(store)
       }
     },
-    Scenario(name: "P1 send to the top of a 10-element stack", actions: 500_000) {
+    Scenario(
+      name: "P1 send to the top of a 10-element stack", actions: 500_000,
+      target: .ratio(over: "B1 send, no observers", atMost: 10)
+    ) {
       var state = NavigationRoot.State()
       for id in 0..<10 { state.stack.append(NavigationCounter.State(id: id)) }
       let top = state.stack.ids.last!

@@ -2,6 +2,11 @@
 // ratios of, all measured in this run. Run with:
 //
 //   swift run -c release unidirectional-benchmarks [--quick] [--only NAME] [--iterations N]
+//                                                  [--json [FILE]] [--compare BASELINE.json]
+//
+// `--json` writes every figure and every target's ratio as JSON (to FILE, or to standard output,
+// the lines for people then going to standard error); `--compare` prints each figure's and
+// ratio's change from an earlier `--json` file. See Benchmarks/README.md.
 //
 // B: observation at the core; D: precise reads of rows at the root, and reads outside observers;
 // C: composition; T: the test store; R and M: threads and memory.
@@ -13,6 +18,24 @@ import Foundation
 
 let arguments = BenchmarkArguments(CommandLine.arguments.dropFirst())
 var results: [String: Double] = [:]
+var report = Report(quick: arguments.quick, iterations: arguments.iterations)
+// Read before measuring: a wrong path should not cost a run.
+let baseline = arguments.compare.map { path -> Report in
+  do {
+    return try JSONDecoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+  } catch {
+    BenchmarkArguments.fail("cannot read the baseline \(path): \(error)")
+  }
+}
+
+/// Prints a line for people: on standard error when the JSON report takes standard output.
+func show(_ line: String) {
+  if arguments.jsonOnStandardOutput {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+  } else {
+    print(line)
+  }
+}
 
 for scenario in makeScenarios() + makeObservationScenarios() + makeCompositionScenarios()
   + makeRoutingScenarios() + makeNavigationScenarios()
@@ -23,7 +46,11 @@ where arguments.selects(scenario.name) {
   let name = scenario.name.padding(toLength: 50, withPad: " ", startingAt: 0)
   let figure = String(format: "%10.1f ns/action", nanoseconds)
   let verdict = scenario.target?.verdict(for: nanoseconds, results: results) ?? ""
-  print("\(name)\(figure)\(verdict.isEmpty ? "" : "  " + verdict)")
+  show("\(name)\(figure)\(verdict.isEmpty ? "" : "  " + verdict)")
+  report.figures.append(
+    .init(
+      name: scenario.name, value: nanoseconds, unit: "ns/action",
+      target: scenario.target?.judgement(for: nanoseconds, results: results)))
 }
 
 if arguments.selects("D4") {
@@ -36,7 +63,15 @@ if arguments.selects("D4") {
   let name = "D4 send after 100,000 outside reads".padding(
     toLength: 50, withPad: " ", startingAt: 0)
   let verdict = ratio <= 1.2 && growth <= 1024 ? "ok" : "MISSED"
-  print(
+  report.figures.append(
+    .init(
+      name: "D4 send after 100,000 outside reads", value: figures.sendAfter, unit: "ns/action",
+      target: .init(measure: "x before the reads", value: ratio, atMost: 1.2, met: ratio <= 1.2)))
+  report.figures.append(
+    .init(
+      name: "D4 resident growth after 100,000 outside reads", value: growth, unit: "KiB",
+      target: .init(measure: "KiB", value: growth, atMost: 1024, met: growth <= 1024)))
+  show(
     name
       + String(
         format:
@@ -52,7 +87,12 @@ if arguments.selects("M1") {
     toLength: 50, withPad: " ", startingAt: 0)
   // A quick run is too small to judge: pages freed by earlier scenarios absorb the growth.
   let verdict = arguments.quick ? "(quick run: not judged)" : bytes <= 256 ? "ok" : "MISSED"
-  print(
+  report.figures.append(
+    .init(
+      name: "M1 bytes per idle observer (resident)", value: bytes, unit: "bytes",
+      target: arguments.quick
+        ? nil : .init(measure: "bytes", value: bytes, atMost: 256, met: bytes <= 256)))
+  show(
     name
       + String(
         format: "%10.1f bytes     (target <= 256, resident growth / observers) %@", bytes, verdict))
@@ -69,15 +109,34 @@ if arguments.selects("M2") {
   // high-water mark; see `residentBytesOverEffects`) weighs too much against a million actions.
   let verdict =
     arguments.quick ? "(quick run: not judged)" : growth <= 1_048_576 ? "ok" : "MISSED"
-  let name = "M2 resident memory over \(actions) effect actions".padding(
-    toLength: 50, withPad: " ", startingAt: 0)
-  print(
+  let title = "M2 resident memory over \(actions) effect actions"
+  let kibibytes = Double(growth) / 1024
+  report.figures.append(
+    .init(
+      name: title, value: kibibytes, unit: "KiB",
+      target: arguments.quick
+        ? nil : .init(measure: "KiB", value: kibibytes, atMost: 1024, met: growth <= 1_048_576)))
+  let name = title.padding(toLength: 50, withPad: " ", startingAt: 0)
+  show(
     name
       + String(format: "%10.1f KiB growth", Double(growth) / 1024)
       + "  (\(mebibytes(figures.first!.bytes)) after \(figures.first!.actions), "
       + "\(mebibytes(figures.last!.bytes)) after \(figures.last!.actions); "
       + "target: flat, <= 1 MiB growth) \(verdict)")
-  print(
+  show(
     "   samples (actions: MiB): "
       + figures.map { "\($0.actions): \(mebibytes($0.bytes))" }.joined(separator: ", "))
+}
+
+if let path = arguments.json {
+  let json = report.json()
+  if path == "-" {
+    FileHandle.standardOutput.write(json)
+  } else if !FileManager.default.createFile(atPath: path, contents: json) {
+    BenchmarkArguments.fail("cannot write \(path)")
+  }
+}
+
+if let baseline {
+  for line in report.comparison(with: baseline) { show(line) }
 }

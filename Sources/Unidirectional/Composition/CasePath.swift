@@ -33,9 +33,9 @@ public struct CasePath<Root, Value>: Sendable {
   // Two optionals rather than a nested enum: in unspecialized generic code, switching over an
   // enum nested in this generic type costs a metadata look-up on every `extract`.
   /// The hand-written pattern match, if this case path has one.
-  private let extractClosure: (@Sendable (Root) -> Value?)?
+  @usableFromInline let extractClosure: (@Sendable (Root) -> Value?)?
   /// The enum's runtime layout, for a case path made from a constructor alone.
-  private let layout: EnumLayout?
+  @usableFromInline let layout: EnumLayout?
 
   /// Creates a case path from the case's constructor and a pattern match.
   ///
@@ -99,6 +99,7 @@ public struct CasePath<Root, Value>: Sendable {
   ///
   /// - Parameter root: The value to match.
   /// - Complexity: O(1).
+  @inlinable
   public func extract(_ root: Root) -> Value? {
     guard let layout else { return extractClosure?(root) }
     let tag = layout.tag(of: root)

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What the Swift runtime records about an enum type's cases, read once per type: for each case
 /// (by tag), the type of its payload and whether the payload is boxed (`indirect`). With it a
 /// ``CasePath`` made from a case's constructor alone can test a value's case and take out its
@@ -29,40 +31,106 @@
 /// has exactly the type it is read as, and never for functions or metatypes, whose storage in a
 /// case differs from their storage in generic code; `CasePathTests` checks every enum layout its generators
 /// make (payload-less, single- and multi-payload, indirect, generic, nested, tuples).
+@usableFromInline
 struct EnumLayout: @unchecked Sendable {
   // Safe: metadata and the types it names are immutable and live as long as the process.
 
   /// One case: its payload type (`nil` for a case without payload) and whether it is boxed.
+  @usableFromInline
   struct Case {
     /// The payload's type, with a single labelled element unwrapped (`case c(x: Int)` stores an
     /// `Int`).
-    let payloadType: Any.Type?
-    let isIndirect: Bool
+    @usableFromInline let payloadType: Any.Type?
+    @usableFromInline let isIndirect: Bool
   }
 
-  let metadata: UnsafeRawPointer
+  @usableFromInline let metadata: UnsafeRawPointer
   /// Indexed by tag.
-  let cases: [Case]
+  @usableFromInline let cases: [Case]
 
-  private typealias GetEnumTag = @convention(c) (UnsafeRawPointer, UnsafeRawPointer) -> UInt32
-  private typealias ProjectEnumData =
+  @usableFromInline
+  typealias GetEnumTag = @convention(c) (UnsafeRawPointer, UnsafeRawPointer) -> UInt32
+  @usableFromInline typealias ProjectEnumData =
     @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer) -> Void
 
-  private let getEnumTag: GetEnumTag
-  private let projectEnumData: ProjectEnumData
+  @usableFromInline let getEnumTag: GetEnumTag
+  @usableFromInline let projectEnumData: ProjectEnumData
 
   /// The layout of `Root`, if it is an enum with at least one case whose payload is laid out as
   /// a `Value`; `nil` otherwise (not an enum, no such case, or compiled without reflection
   /// records). Read once per pair of types, then cached.
   static func of<Root, Value>(_: Root.Type, withPayload _: Value.Type) -> EnumLayout? {
     let key = Key(root: ObjectIdentifier(Root.self), value: ObjectIdentifier(Value.self))
-    if let known = cache.withLock({ $0[key] }) { return known }
-    let layout = read(Root.self).flatMap { layout in
-      layout.cases.contains { $0.payloadType.map { payload($0, isLaidOutAs: Value.self) } ?? false }
-        ? layout : nil
+    // A `body` makes its case paths anew for every action: the lock-free table answers those.
+    if let known = FastTable.find(key) { return known.layout }
+    return cache.withLock { cache -> EnumLayout? in
+      if let known = cache[key] { return known }
+      let layout = read(Root.self).flatMap { layout in
+        layout.cases.contains {
+          $0.payloadType.map { payload($0, isLaidOutAs: Value.self) } ?? false
+        }
+          ? layout : nil
+      }
+      cache[key] = .some(layout)
+      // Under the lock, so that writers of the table take turns.
+      FastTable.insert(Entry(key: key, layout: layout))
+      return layout
     }
-    cache.withLock { $0[key] = .some(layout) }
-    return layout
+  }
+
+  /// A layout looked up, kept for the life of the process (layouts belong to types, which do).
+  private final class Entry: Sendable {
+    let key: Key
+    let layout: EnumLayout?
+
+    init(key: Key, layout: EnumLayout?) {
+      self.key = key
+      self.layout = layout
+    }
+  }
+
+  /// An open-addressed table of entries that readers probe without a lock: a slot is written
+  /// once, from zero to an entry that is never freed, with release ordering, so a reader that
+  /// sees it with acquire ordering sees the whole entry. Writers hold the cache's lock. When
+  /// the slots near a key are full, the key is left to the locked dictionary.
+  private enum FastTable {
+    static let capacity = 1024
+    static let probes = 8
+    // Safe to share: the slots are atomics, allocated once and never freed.
+    nonisolated(unsafe) static let slots: UnsafeMutablePointer<Atomic<UInt>> = {
+      let slots = UnsafeMutablePointer<Atomic<UInt>>.allocate(capacity: capacity)
+      for index in 0..<capacity { (slots + index).initialize(to: Atomic(0)) }
+      return slots
+    }()
+
+    static func start(_ key: Key) -> Int {
+      // Fibonacci hashing of the two metadata addresses: no `Hasher`, whose cost this avoids.
+      let bits = UInt(bitPattern: key.root) &* 31 &+ UInt(bitPattern: key.value)
+      return Int(truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) >> 54)
+    }
+
+    static func find(_ key: Key) -> Entry? {
+      let start = start(key)
+      for probe in 0..<probes {
+        let bits = slots[(start + probe) & (capacity - 1)].load(ordering: .acquiring)
+        guard let pointer = UnsafeRawPointer(bitPattern: bits) else { return nil }
+        let entry = Unmanaged<Entry>.fromOpaque(pointer).takeUnretainedValue()
+        if entry.key == key { return entry }
+      }
+      return nil
+    }
+
+    static func insert(_ entry: Entry) {
+      let start = start(entry.key)
+      for probe in 0..<probes {
+        let slot = (start + probe) & (capacity - 1)
+        guard slots[slot].load(ordering: .relaxed) == 0 else { continue }
+        // Never released: readers may hold it without a reference.
+        let bits = UInt(bitPattern: Unmanaged.passRetained(entry).toOpaque())
+        slots[slot].store(bits, ordering: .releasing)
+        return
+      }
+    }
   }
 
   private struct Key: Hashable {
@@ -186,6 +254,7 @@ struct EnumLayout: @unchecked Sendable {
 
   /// Whether a payload of type `payload` may be read as a `value`: the same type, or tuples
   /// whose elements are the same types (labels do not change the layout).
+  @usableFromInline
   static func payload(_ payload: Any.Type, isLaidOutAs value: Any.Type) -> Bool {
     if payload == value { return true }
     let payloadMetadata = unsafeBitCast(payload, to: UnsafeRawPointer.self)
@@ -207,7 +276,7 @@ struct EnumLayout: @unchecked Sendable {
   /// The tag of `value`'s case.
   ///
   /// - Precondition: `Root` is the type this layout was read from.
-  @inline(__always)
+  @inlinable @inline(__always)
   func tag<Root>(of value: Root) -> Int {
     withUnsafePointer(to: value) { Int(getEnumTag(UnsafeRawPointer($0), metadata)) }
   }
@@ -215,6 +284,7 @@ struct EnumLayout: @unchecked Sendable {
   /// A copy of the payload of `value`, whose case has tag `tag`.
   ///
   /// - Precondition: `cases[tag].payloadType` is laid out as `Value`.
+  @inlinable
   func payload<Root, Value>(of value: Root, tag: Int, as _: Value.Type) -> Value {
     withUnsafeTemporaryAllocation(of: Root.self, capacity: 1) { buffer in
       let storage = UnsafeMutableRawPointer(buffer.baseAddress!)

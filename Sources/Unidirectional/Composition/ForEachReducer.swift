@@ -6,21 +6,30 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
   public typealias ElementAction = (id: Element.State.ID, action: Element.Action)
 
   // Safe: key paths are immutable; the captured subscript arguments are fixed at creation.
-  nonisolated(unsafe) let toElements: WritableKeyPath<Parent.State, IdentifiedArray<Element.State>>
-  let toElementAction: CasePath<Parent.Action, ElementAction>
-  let parent: Parent
-  let element: Element
-  let fileID: String
-  let line: UInt
+  @usableFromInline nonisolated(unsafe) let toElements:
+    WritableKeyPath<Parent.State, IdentifiedArray<Element.State>>
+  // Where the elements are stored in the parent state, if `toElements` is a stored property:
+  // reached with pointer arithmetic rather than the key path runtime, on every action.
+  @usableFromInline let elementsOffset: Int?
+  @usableFromInline let toElementAction: ElementRoute
+  @usableFromInline let parent: Parent
+  @usableFromInline let element: Element
+  // Static: a `body` makes its reducers anew for every action, and a `String` made from the
+  // file's name would be an allocation each time.
+  @usableFromInline let fileID: StaticString
+  @usableFromInline let line: UInt
+  @usableFromInline let addressOnly = AddressOnly()
 
+  @inlinable
   init(
     parent: Parent, element: Element,
     toElements: WritableKeyPath<Parent.State, IdentifiedArray<Element.State>>,
-    toElementAction: CasePath<Parent.Action, ElementAction>, fileID: String, line: UInt
+    toElementAction: ElementRoute, fileID: StaticString, line: UInt
   ) {
     self.parent = parent
     self.element = element
     self.toElements = toElements
+    self.elementsOffset = MemoryLayout<Parent.State>.offset(of: toElements)
     self.toElementAction = toElementAction
     self.fileID = fileID
     self.line = line
@@ -33,30 +42,77 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
   ///   - state: The current state, changed in place.
   ///   - action: The action to handle.
   /// - Returns: The effects to start once the new state is committed.
+  @inlinable
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
   {
     var elementEffect = Effect<Parent.Action>.none
-    if let (id, elementAction) = toElementAction.extract(action) {
-      if state[keyPath: toElements][id: id] != nil {
-        let embed = toElementAction.embed
-        elementEffect = element.reduce(
-          into: &state[keyPath: toElements][id: id]!, action: elementAction
-        )
-        .map({ embed((id, $0)) }, child: NavigationChild(scope: nil, dismissAction: nil))
-        .cancellable(id: ElementEffects(keyPath: toElements, id: id))
-      } else {
-        elementEffect = .actionWithoutState(
-          action, state: "the element with id \(id)", fileID: fileID, line: line)
+    if let (id, elementAction) = toElementAction.extract(from: action) {
+      switch reduceElement(id: id, action: elementAction, in: &state) {
+      case nil: elementEffect = elementWithoutState(action, id: id)
+      case let effect? where effect.isNotNone: elementEffect = mapElementEffect(effect, id: id)
+      case _?: break
       }
     }
-    let versionBefore = state[keyPath: toElements].removalVersion
+    let versionBefore = removalVersion(in: &state)
     let parentEffect = parent.reduce(into: &state, action: action)
-    let elements = state[keyPath: toElements]
-    guard elements.removalVersion != versionBefore else {
+    guard removalVersion(in: &state) != versionBefore else {
       return elementEffect.merge(with: parentEffect)
     }
-    // Something was removed: cancel the running effects of elements that are gone. This visits
-    // the store's running cancellation ids, not the elements.
+    return cancellingRemoved(elementEffect, parentEffect, elements: state[keyPath: toElements])
+  }
+
+  /// Runs the element reducer on the element with `id` in the parent state at `state`, or
+  /// returns `nil` if there is none.
+  ///
+  /// A method given a pointer, not a closure: a closure capturing the element reducer would
+  /// copy it on every action.
+  @inlinable
+  func reduceElement(
+    id: Element.State.ID, action: Element.Action, in state: UnsafeMutablePointer<Parent.State>
+  ) -> Effect<Element.Action>? {
+    guard let elementsOffset else {
+      guard state.pointee[keyPath: toElements].contains(id: id) else { return nil }
+      return element.reduce(into: &state.pointee[keyPath: toElements][id: id]!, action: action)
+    }
+    // A stored property at `elementsOffset`: its memory is bound to its type.
+    let elements = UnsafeMutableRawPointer(state).advanced(by: elementsOffset)
+      .assumingMemoryBound(to: IdentifiedArray<Element.State>.self)
+    guard elements.pointee.contains(id: id) else { return nil }
+    return element.reduce(into: &elements.pointee[id: id]!, action: action)
+  }
+
+  /// The elements' removal version in the parent state at `state`.
+  @inlinable
+  func removalVersion(in state: UnsafeMutablePointer<Parent.State>) -> UInt64 {
+    guard let elementsOffset else { return state.pointee[keyPath: toElements].removalVersion }
+    return UnsafeMutableRawPointer(state).advanced(by: elementsOffset)
+      .assumingMemoryBound(to: IdentifiedArray<Element.State>.self).pointee.removalVersion
+  }
+
+  /// An element's effect that is not `.none`, mapped to parent actions and made cancellable
+  /// with the element.
+  @usableFromInline
+  func mapElementEffect(_ effect: Effect<Element.Action>, id: Element.State.ID)
+    -> Effect<Parent.Action>
+  {
+    let embed = toElementAction.embed
+    return effect.map({ embed(id, $0) }, child: NavigationChild(scope: nil, dismissAction: nil))
+      .cancellable(id: ElementEffects(keyPath: toElements, id: id))
+  }
+
+  @usableFromInline
+  func elementWithoutState(_ action: Parent.Action, id: Element.State.ID) -> Effect<Parent.Action> {
+    .actionWithoutState(
+      action, state: "the element with id \(id)", fileID: "\(fileID)", line: line)
+  }
+
+  /// The effects, merged with one that cancels the running effects of elements that are gone.
+  /// This visits the store's running cancellation ids, not the elements.
+  @usableFromInline
+  func cancellingRemoved(
+    _ elementEffect: Effect<Parent.Action>, _ parentEffect: Effect<Parent.Action>,
+    elements: IdentifiedArray<Element.State>
+  ) -> Effect<Parent.Action> {
     let keyPath = UncheckedSendable<AnyKeyPath>(toElements)
     let cancelRemoved = Effect<Parent.Action>(
       .cancelMatching { id in
@@ -65,6 +121,36 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
         return !elements.contains(id: effects.id)
       })
     return .merge(elementEffect, parentEffect, cancelRemoved)
+  }
+
+  /// How element actions are carried by parent actions: in a case whose payload is the pair,
+  /// or in one whose payload is an `IdentifiedAction`. Two routes rather than one case path
+  /// built around the other: that one's closures would be allocated each time a `body` makes
+  /// the reducer, on every action.
+  @usableFromInline
+  enum ElementRoute: Sendable {
+    case pairs(CasePath<Parent.Action, ElementAction>)
+    case identified(CasePath<Parent.Action, IdentifiedAction<Element.State.ID, Element.Action>>)
+
+    @inlinable
+    func extract(from action: Parent.Action) -> ElementAction? {
+      switch self {
+      case .pairs(let casePath):
+        return casePath.extract(action)
+      case .identified(let casePath):
+        guard case .element(let id, let elementAction)? = casePath.extract(action) else {
+          return nil
+        }
+        return (id, elementAction)
+      }
+    }
+
+    var embed: @Sendable (Element.State.ID, Element.Action) -> Parent.Action {
+      switch self {
+      case .pairs(let casePath): { casePath.embed(($0, $1)) }
+      case .identified(let casePath): { casePath.embed(.element(id: $0, action: $1)) }
+      }
+    }
   }
 
   /// Identifies the effects of one element (scoped to the store, like all ids).

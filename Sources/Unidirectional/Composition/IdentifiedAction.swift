@@ -37,7 +37,8 @@ extension Reducer {
   ///   - element: The element reducer.
   ///   - fileID: The file of the call, named in issues this produces (filled in for you).
   ///   - line: The line of the call (filled in for you).
-  public func forEach<ElementState, ElementAction, Element: Reducer>(
+  @inlinable
+  public consuming func forEach<ElementState, ElementAction, Element: Reducer>(
     _ state: WritableKeyPath<State, IdentifiedArray<ElementState>>,
     action: CasePath<Action, IdentifiedAction<ElementState.ID, ElementAction>>,
     @ReducerBuilder<ElementState, ElementAction> element: () -> Element,
@@ -45,14 +46,8 @@ extension Reducer {
     line: UInt = #line
   ) -> ForEachReducer<Self, Element>
   where ElementState == Element.State, ElementAction == Element.Action {
-    let pairs = CasePath<Action, (id: ElementState.ID, action: ElementAction)>(
-      { action.embed(.element(id: $0.id, action: $0.action)) },
-      extract: { root in
-        guard case .element(let id, let elementAction)? = action.extract(root) else { return nil }
-        return (id, elementAction)
-      })
-    return ForEachReducer(
-      parent: self, element: element(), toElements: state, toElementAction: pairs,
-      fileID: "\(fileID)", line: line)
+    ForEachReducer(
+      parent: self, element: element(), toElements: state, toElementAction: .identified(action),
+      fileID: fileID, line: line)
   }
 }

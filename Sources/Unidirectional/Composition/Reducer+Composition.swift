@@ -72,7 +72,8 @@ extension Reducer {
   ///   - element: The element reducer.
   ///   - fileID: The file of the call, named in issues this produces (filled in for you).
   ///   - line: The line of the call (filled in for you).
-  public func forEach<ElementState, ElementAction, Element: Reducer>(
+  @inlinable
+  public consuming func forEach<ElementState, ElementAction, Element: Reducer>(
     _ state: WritableKeyPath<State, IdentifiedArray<ElementState>>,
     action: CasePath<Action, (id: ElementState.ID, action: ElementAction)>,
     @ReducerBuilder<ElementState, ElementAction> element: () -> Element,
@@ -81,7 +82,7 @@ extension Reducer {
   ) -> ForEachReducer<Self, Element>
   where ElementState == Element.State, ElementAction == Element.Action {
     ForEachReducer(
-      parent: self, element: element(), toElements: state, toElementAction: action,
-      fileID: "\(fileID)", line: line)
+      parent: self, element: element(), toElements: state, toElementAction: .pairs(action),
+      fileID: fileID, line: line)
   }
 }

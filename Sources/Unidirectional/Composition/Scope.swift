@@ -13,17 +13,25 @@
 /// For an enum state, a child action that arrives while the state is in another case is
 /// ignored and reported to the store's issue handler.
 public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
-  enum StatePath: @unchecked Sendable {
-    // Safe: key paths are immutable; the captured subscript arguments are fixed at creation.
-    case keyPath(WritableKeyPath<ParentState, Child.State>)
+  @usableFromInline
+  enum StatePath: Sendable {
+    case keyPath(FieldPath<ParentState, Child.State>)
     case casePath(CasePath<ParentState, Child.State>)
   }
 
-  let state: StatePath
-  let action: CasePath<ParentAction, Child.Action>
-  let child: Child
-  let fileID: String
-  let line: UInt
+  // Inlinable, with what it reads: specialized in the module that composes the feature, a
+  // level costs a few instructions; unspecialized, tens of generic metadata look-ups.
+  @usableFromInline let state: StatePath
+  /// Where the child state is stored in the parent state, if `state` is a key path to a stored
+  /// property: the common case, taken without looking into `state`.
+  @usableFromInline let stateOffset: Int?
+  @usableFromInline let action: CasePath<ParentAction, Child.Action>
+  @usableFromInline let child: Child
+  // Static: a `body` makes its reducers anew for every action, and a `String` made from the
+  // file's name would be an allocation each time.
+  @usableFromInline let fileID: StaticString
+  @usableFromInline let line: UInt
+  @usableFromInline let addressOnly = AddressOnly()
 
   /// Scopes to a child state stored at a key path.
   ///
@@ -33,6 +41,7 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
   ///   - child: The child reducer.
   ///   - fileID: The file of the call, named in issues this produces (filled in for you).
   ///   - line: The line of the call (filled in for you).
+  @inlinable
   public init<ChildState, ChildAction>(
     state: WritableKeyPath<ParentState, ChildState>,
     action: CasePath<ParentAction, ChildAction>,
@@ -40,7 +49,8 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
     fileID: StaticString = #fileID,
     line: UInt = #line
   ) where ChildState == Child.State, ChildAction == Child.Action {
-    self.init(state: .keyPath(state), action: action, child: child(), fileID: fileID, line: line)
+    self.init(
+      state: .keyPath(FieldPath(state)), action: action, child: child(), fileID: fileID, line: line)
   }
 
   /// Scopes to one case of an enum state: the child runs only while the state is that case.
@@ -51,6 +61,7 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
   ///   - child: The child reducer.
   ///   - fileID: The file of the call, named in issues this produces (filled in for you).
   ///   - line: The line of the call (filled in for you).
+  @inlinable
   public init<ChildState, ChildAction>(
     state: CasePath<ParentState, ChildState>,
     action: CasePath<ParentAction, ChildAction>,
@@ -61,14 +72,16 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
     self.init(state: .casePath(state), action: action, child: child(), fileID: fileID, line: line)
   }
 
-  private init(
+  @inlinable
+  init(
     state: StatePath, action: CasePath<ParentAction, Child.Action>, child: Child,
     fileID: StaticString, line: UInt
   ) {
     self.state = state
+    if case .keyPath(let path) = state { stateOffset = path.offset } else { stateOffset = nil }
     self.action = action
     self.child = child
-    self.fileID = "\(fileID)"
+    self.fileID = fileID
     self.line = line
   }
 
@@ -78,21 +91,58 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
   ///   - parent: The parent state; its child part is changed in place.
   ///   - action: The parent action.
   /// - Returns: The child's effects, their actions embedded in parent actions.
+  @inlinable
   public func reduce(into parent: inout ParentState, action: ParentAction) -> Effect<ParentAction> {
     guard let childAction = self.action.extract(action) else { return .none }
+    let effect: Effect<Child.Action>
+    if let stateOffset {
+      effect = reduceChild(at: stateOffset, in: &parent, action: childAction)
+    } else {
+      effect = reduceAtPath(&parent, action: action, childAction: childAction)
+    }
+    // `.none` is the common case: no closure to form for it.
+    guard effect.isNotNone else { return .none }
+    return effect.map(self.action.embed)
+  }
+
+  @inlinable
+  func reduceAtPath(
+    _ parent: inout ParentState, action: ParentAction, childAction: Child.Action
+  ) -> Effect<Child.Action> {
+    let effect: Effect<Child.Action>
     switch state {
-    case .keyPath(let keyPath):
-      return child.reduce(into: &parent[keyPath: keyPath], action: childAction)
-        .map(self.action.embed)
+    case .keyPath(let path):
+      effect = child.reduce(into: &parent[keyPath: path.keyPath], action: childAction)
     case .casePath(let casePath):
       guard var childState = casePath.extract(parent) else {
-        let state =
-          "case \(ValueDump.typeName(Child.State.self)) of \(ValueDump.typeName(ParentState.self))"
-        return .actionWithoutState(action, state: state, fileID: fileID, line: line)
+        return actionWithoutState(action)
       }
-      let effect = child.reduce(into: &childState, action: childAction)
+      effect = child.reduce(into: &childState, action: childAction)
       parent = casePath.embed(childState)
-      return effect.map(self.action.embed)
     }
+    return effect
+  }
+
+  /// Runs the child on the child state stored at `offset` in the parent state `parent` points
+  /// to (a stored property, whose memory is bound to `Child.State`).
+  ///
+  /// Why a method and a pointer: a closure around `withUnsafeMutablePointer` that captures the
+  /// child reducer, or passing the child as an argument, copies it, and a reducer holds every
+  /// reducer below it, so each level would copy the whole tree under it on every action.
+  @inlinable @inline(__always)
+  func reduceChild(
+    at offset: Int, in parent: UnsafeMutablePointer<ParentState>, action: Child.Action
+  ) -> Effect<Child.Action> {
+    child.reduce(
+      into: &UnsafeMutableRawPointer(parent).advanced(by: offset)
+        .assumingMemoryBound(to: Child.State.self).pointee,
+      action: action)
+  }
+
+  @usableFromInline
+  func actionWithoutState(_ action: ParentAction) -> Effect<Child.Action> {
+    let state =
+      "case \(ValueDump.typeName(Child.State.self)) of \(ValueDump.typeName(ParentState.self))"
+    return .actionWithoutState(action, state: state, fileID: "\(fileID)", line: line)
   }
 }

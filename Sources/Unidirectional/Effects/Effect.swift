@@ -157,10 +157,11 @@ extension Effect {
   /// Merges this effect with another: both run at the same time.
   ///
   /// - Parameter other: The other effect.
+  @inlinable
   public func merge(with other: Self) -> Self {
     if case .none = operation { return other }
     if case .none = other.operation { return self }
-    return .merge([self, other])
+    return Self(.merge([self, other]))
   }
 
   /// Runs this effect, then `other` once this one has finished.
@@ -173,13 +174,22 @@ extension Effect {
   /// Transforms the actions this effect sends.
   ///
   /// - Parameter transform: Applied to every action the effect sends.
+  @inlinable
   public func map<NewAction>(
     _ transform: @escaping @Sendable (Action) -> NewAction
   ) -> Effect<NewAction> {
-    // `.none` first: composition maps every child effect, and in unspecialized code naming
-    // `NavigationChild<NewAction>?` costs a generic metadata look-up.
+    // `.none` first, inlined: composition maps every child effect, and the rest, unspecialized,
+    // costs generic metadata look-ups (`NavigationChild<NewAction>?` among them).
     guard isNotNone else { return .none }
-    return mapping(transform, child: nil)
+    return mapping(transform)
+  }
+
+  /// `map` past its `.none` check, which inlines where the effect's action type is known.
+  @usableFromInline
+  func mapping<NewAction>(
+    _ transform: @escaping @Sendable (Action) -> NewAction
+  ) -> Effect<NewAction> {
+    mapping(transform, child: nil)
   }
 
   /// `map`, for the effects of a navigation child when `child` gives one: its operations run
@@ -277,6 +287,7 @@ extension Effect {
 
   /// Reports, through the store's issue handler, an action that arrived for child state that
   /// is absent; the composition reducers return it instead of reducing.
+  @usableFromInline
   static func actionWithoutState(
     _ action: Any, state: String, fileID: String, line: UInt
   ) -> Self {
@@ -288,6 +299,7 @@ extension Effect {
     )
   }
 
+  @inlinable
   var isNotNone: Bool {
     if case .none = operation { return false }
     return true

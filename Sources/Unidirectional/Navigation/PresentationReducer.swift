@@ -2,19 +2,24 @@
 /// ``Reducer/ifLet(_:action:destination:fileID:line:)``.
 public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reducer {
   // Safe: key paths are immutable; the captured subscript arguments are fixed at creation.
-  nonisolated(unsafe) let toPresentation:
+  @usableFromInline nonisolated(unsafe) let toPresentation:
     WritableKeyPath<Parent.State, PresentationState<Destination.State>>
-  let toPresentationAction: CasePath<Parent.Action, PresentationAction<Destination.Action>>
-  let parent: Parent
-  let destination: Destination
-  let fileID: String
-  let line: UInt
+  @usableFromInline let toPresentationAction:
+    CasePath<Parent.Action, PresentationAction<Destination.Action>>
+  @usableFromInline let parent: Parent
+  @usableFromInline let destination: Destination
+  // Static: a `body` makes its reducers anew for every action, and a `String` made from the
+  // file's name would be an allocation each time.
+  @usableFromInline let fileID: StaticString
+  @usableFromInline let line: UInt
+  @usableFromInline let addressOnly = AddressOnly()
 
+  @inlinable
   init(
     parent: Parent, destination: Destination,
     toPresentation: WritableKeyPath<Parent.State, PresentationState<Destination.State>>,
     toPresentationAction: CasePath<Parent.Action, PresentationAction<Destination.Action>>,
-    fileID: String, line: UInt
+    fileID: StaticString, line: UInt
   ) {
     self.parent = parent
     self.destination = destination
@@ -31,38 +36,29 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
   ///   - state: The current state, changed in place.
   ///   - action: The action to handle.
   /// - Returns: The effects to start once the new state is committed.
+  @inlinable
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
   {
     let presentationAction = toPresentationAction.extract(action)
-    let idBefore = state[keyPath: toPresentation].presentationID
+    let idBefore: UInt64?
     var destinationEffect = Effect<Parent.Action>.none
     switch presentationAction {
     case .presented(let destinationAction)?:
+      // One access through the key path (often computed, `\.$destination`, and then evaluated
+      // by the runtime) both reads the presentation's id and runs the destination.
+      var effect = Effect<Destination.Action>.none
+      idBefore = Self.reduce(
+        &state[keyPath: toPresentation], destination, destinationAction, into: &effect)
       if let id = idBefore {
-        let embed = toPresentationAction.embed
-        let effects = Effects(keyPath: toPresentation, presentation: id)
-        // Written through the storage: the destination cannot start a new presentation.
-        destinationEffect = destination.reduce(
-          into: &state[keyPath: toPresentation].value!, action: destinationAction
-        )
-        .map(
-          { embed(.presented($0)) },
-          child: NavigationChild(scope: EffectID(effects), dismissAction: { embed(.dismiss) })
-        )
-        .cancellable(id: effects)
+        if effect.isNotNone { destinationEffect = mapDestinationEffect(effect, presentation: id) }
       } else {
-        destinationEffect = .actionWithoutState(
-          action, state: "the presented \(ValueDump.typeName(Destination.State.self))",
-          fileID: fileID, line: line)
+        destinationEffect = destinationWithoutState(action)
       }
     case .dismiss?:
-      if idBefore == nil {
-        destinationEffect = .actionWithoutState(
-          action, state: "the presented \(ValueDump.typeName(Destination.State.self))",
-          fileID: fileID, line: line)
-      }
+      idBefore = state[keyPath: toPresentation].presentationID
+      if idBefore == nil { destinationEffect = destinationWithoutState(action) }
     case nil:
-      break
+      idBefore = state[keyPath: toPresentation].presentationID
     }
     let parentEffect = parent.reduce(into: &state, action: action)
     if case .dismiss? = presentationAction, let idBefore,
@@ -74,10 +70,53 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
     guard let idBefore, state[keyPath: toPresentation].presentationID != idBefore else {
       return destinationEffect.merge(with: parentEffect)
     }
-    // The presentation ended (dismissed, or replaced by another): its effects end with it.
-    return .merge(
+    return endingPresentation(idBefore, destinationEffect, parentEffect)
+  }
+
+  /// Runs `destination` on the presented state, if any, and returns the presentation's id.
+  ///
+  /// The state is written through its storage: the destination cannot start a new
+  /// presentation.
+  @inlinable
+  static func reduce(
+    _ presentation: inout PresentationState<Destination.State>, _ destination: Destination,
+    _ action: Destination.Action, into effect: inout Effect<Destination.Action>
+  ) -> UInt64? {
+    guard let id = presentation.presentationID else { return nil }
+    effect = destination.reduce(into: &presentation.value!, action: action)
+    return id
+  }
+
+  /// A destination's effect that is not `.none`, mapped to parent actions, with `dismiss()`
+  /// reaching the parent, and cancellable with the presentation.
+  @usableFromInline
+  func mapDestinationEffect(_ effect: Effect<Destination.Action>, presentation id: UInt64)
+    -> Effect<Parent.Action>
+  {
+    let embed = toPresentationAction.embed
+    let effects = Effects(keyPath: toPresentation, presentation: id)
+    return effect.map(
+      { embed(.presented($0)) },
+      child: NavigationChild(scope: EffectID(effects), dismissAction: { embed(.dismiss) })
+    )
+    .cancellable(id: effects)
+  }
+
+  @usableFromInline
+  func destinationWithoutState(_ action: Parent.Action) -> Effect<Parent.Action> {
+    .actionWithoutState(
+      action, state: "the presented \(ValueDump.typeName(Destination.State.self))",
+      fileID: "\(fileID)", line: line)
+  }
+
+  /// The presentation ended (dismissed, or replaced by another): its effects end with it.
+  @usableFromInline
+  func endingPresentation(
+    _ id: UInt64, _ destinationEffect: Effect<Parent.Action>, _ parentEffect: Effect<Parent.Action>
+  ) -> Effect<Parent.Action> {
+    .merge(
       destinationEffect, parentEffect,
-      .cancel(id: Effects(keyPath: toPresentation, presentation: idBefore)))
+      .cancel(id: Effects(keyPath: toPresentation, presentation: id)))
   }
 
   /// Identifies the effects of one presentation (scoped to the store, like all ids).
@@ -115,7 +154,8 @@ extension Reducer {
   ///   - destination: The child reducer.
   ///   - fileID: The file of the call, named in issues this produces (filled in for you).
   ///   - line: The line of the call (filled in for you).
-  public func ifLet<DestinationState, DestinationAction, Destination: Reducer>(
+  @inlinable
+  public consuming func ifLet<DestinationState, DestinationAction, Destination: Reducer>(
     _ state: WritableKeyPath<State, PresentationState<DestinationState>>,
     action: CasePath<Action, PresentationAction<DestinationAction>>,
     @ReducerBuilder<DestinationState, DestinationAction> destination: () -> Destination,
@@ -125,6 +165,6 @@ extension Reducer {
   where DestinationState == Destination.State, DestinationAction == Destination.Action {
     PresentationReducer(
       parent: self, destination: destination(), toPresentation: state,
-      toPresentationAction: action, fileID: "\(fileID)", line: line)
+      toPresentationAction: action, fileID: fileID, line: line)
   }
 }

@@ -33,10 +33,10 @@ private let presentationIDs = Atomic<UInt64>(0)
 @propertyWrapper
 public struct PresentationState<State> {
   /// The presented child state.
-  var value: State?
+  @usableFromInline var value: State?
 
   /// The identity of the current presentation; `nil` exactly when `value` is.
-  private(set) var presentationID: UInt64?
+  @usableFromInline var presentationID: UInt64?
 
   /// Creates a presentation of `wrappedValue`, or none for `nil`.
   ///

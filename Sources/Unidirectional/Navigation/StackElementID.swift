@@ -8,7 +8,7 @@
 /// ```
 public struct StackElementID: Hashable, Comparable, Sendable, CustomStringConvertible {
   /// The element's generation in its stack: the number of elements pushed before it.
-  let generation: Int
+  @usableFromInline let generation: Int
 
   init(generation: Int) {
     self.generation = generation
@@ -17,8 +17,9 @@ public struct StackElementID: Hashable, Comparable, Sendable, CustomStringConver
   /// Whether `lhs` was pushed before `rhs`.
   ///
   /// - Parameters:
-  ///   - lhs: A id.
+  ///   - lhs: An id.
   ///   - rhs: Another id.
+  @inlinable
   public static func < (lhs: Self, rhs: Self) -> Bool {
     lhs.generation < rhs.generation
   }

@@ -2,22 +2,32 @@
 /// ``Reducer/forEach(_:action:destination:fileID:line:)``.
 public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
   // Safe: key paths are immutable; the captured subscript arguments are fixed at creation.
-  nonisolated(unsafe) let toStack: WritableKeyPath<Parent.State, StackState<Destination.State>>
-  let toStackAction: CasePath<Parent.Action, StackAction<Destination.State, Destination.Action>>
-  let parent: Parent
-  let destination: Destination
-  let fileID: String
-  let line: UInt
+  @usableFromInline nonisolated(unsafe) let toStack:
+    WritableKeyPath<Parent.State, StackState<Destination.State>>
+  // Where the stack is stored in the parent state, if `toStack` is a stored property: reached
+  // with pointer arithmetic rather than the key path runtime, several times per action.
+  @usableFromInline let stackOffset: Int?
+  @usableFromInline let toStackAction:
+    CasePath<Parent.Action, StackAction<Destination.State, Destination.Action>>
+  @usableFromInline let parent: Parent
+  @usableFromInline let destination: Destination
+  // Static: a `body` makes its reducers anew for every action, and a `String` made from the
+  // file's name would be an allocation each time.
+  @usableFromInline let fileID: StaticString
+  @usableFromInline let line: UInt
+  @usableFromInline let addressOnly = AddressOnly()
 
+  @inlinable
   init(
     parent: Parent, destination: Destination,
     toStack: WritableKeyPath<Parent.State, StackState<Destination.State>>,
     toStackAction: CasePath<Parent.Action, StackAction<Destination.State, Destination.Action>>,
-    fileID: String, line: UInt
+    fileID: StaticString, line: UInt
   ) {
     self.parent = parent
     self.destination = destination
     self.toStack = toStack
+    self.stackOffset = MemoryLayout<Parent.State>.offset(of: toStack)
     self.toStackAction = toStackAction
     self.fileID = fileID
     self.line = line
@@ -31,43 +41,113 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
   ///   - state: The current state, changed in place.
   ///   - action: The action to handle.
   /// - Returns: The effects to start once the new state is committed.
+  @inlinable
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
   {
     let stackAction = toStackAction.extract(action)
     // The ids, not the stack: holding the elements would make the element's edit copy them.
-    let identityBefore = state[keyPath: toStack].identity
-    let idsBefore = state[keyPath: toStack].ids
-    let nextIDBefore = state[keyPath: toStack].nextID
+    let (identityBefore, idsBefore) = identityAndIDs(in: &state)
     var elementEffect = Effect<Parent.Action>.none
     switch stackAction {
     case .element(let id, let elementAction)?:
-      let embed = toStackAction.embed
-      let effects = Effects(keyPath: toStack, stack: identityBefore, id: id)
-      let effect = state[keyPath: toStack].modify(id: id) {
-        destination.reduce(into: &$0, action: elementAction)
-      }
-      if let effect {
-        elementEffect =
-          effect
-          .map(
-            { embed(.element(id: id, action: $0)) },
-            child: NavigationChild(
-              scope: EffectID(effects), dismissAction: { embed(.popFrom(id: id)) })
-          )
-          .cancellable(id: effects)
-      } else {
-        elementEffect = missing(action, id: id)
+      switch reduceElement(id: id, action: elementAction, in: &state) {
+      case nil: elementEffect = missing(action, id: id)
+      case let effect? where effect.isNotNone:
+        elementEffect = mapElementEffect(effect, id: id, stack: identityBefore)
+      case _?: break
       }
     case .popFrom(let id)?:
       if !idsBefore.contains(id) { elementEffect = missing(action, id: id) }
-    case .push(let id, _)? where id < nextIDBefore:
-      elementEffect = .actionWithoutState(
-        action, state: "an unused id (\(id) was used; the next is \(nextIDBefore))",
-        fileID: fileID, line: line)
-    case .push?, nil:
+    case .push(let id, _)?:
+      elementEffect = checkingPush(action, id: id, in: state)
+    case nil:
       break
     }
     let parentEffect = parent.reduce(into: &state, action: action)
+    switch stackAction {
+    case .popFrom?, .push?: popOrPush(stackAction, in: &state)
+    default: break
+    }
+    let (identityAfter, idsAfter) = identityAndIDs(in: &state)
+    // `==` on the ids arrays is O(1) when nothing was pushed or popped (same buffer).
+    guard identityBefore != identityAfter || idsBefore != idsAfter else {
+      return elementEffect.merge(with: parentEffect)
+    }
+    return cancellingPopped(
+      elementEffect, parentEffect, identityBefore: identityBefore, idsBefore: idsBefore,
+      identityAfter: identityAfter, idsAfter: idsAfter)
+  }
+
+  /// The stack's identity and ids in the parent state at `state`.
+  @inlinable
+  func identityAndIDs(in state: UnsafeMutablePointer<Parent.State>)
+    -> (UInt64, [StackElementID])
+  {
+    guard let stackOffset else {
+      return (state.pointee[keyPath: toStack].identity, state.pointee[keyPath: toStack].ids)
+    }
+    // A stored property at `stackOffset`: its memory is bound to its type.
+    let stack = UnsafeMutableRawPointer(state).advanced(by: stackOffset)
+      .assumingMemoryBound(to: StackState<Destination.State>.self)
+    return (stack.pointee.identity, stack.pointee.ids)
+  }
+
+  /// Runs the destination on the element with `id` in the parent state at `state`, or returns
+  /// `nil` if there is none.
+  ///
+  /// A method given a pointer, not a closure: a closure capturing the destination reducer would
+  /// copy it on every action.
+  @inlinable
+  func reduceElement(
+    id: StackElementID, action: Destination.Action, in state: UnsafeMutablePointer<Parent.State>
+  ) -> Effect<Destination.Action>? {
+    guard let stackOffset else {
+      guard let position = state.pointee[keyPath: toStack].index(id: id) else { return nil }
+      return destination.reduce(
+        into: &state.pointee[keyPath: toStack].elements[position], action: action)
+    }
+    let stack = UnsafeMutableRawPointer(state).advanced(by: stackOffset)
+      .assumingMemoryBound(to: StackState<Destination.State>.self)
+    guard let position = stack.pointee.index(id: id) else { return nil }
+    return destination.reduce(into: &stack.pointee.elements[position], action: action)
+  }
+
+  /// An element's effect that is not `.none`, mapped to parent actions, with `dismiss()`
+  /// popping the element, and cancellable with it.
+  @usableFromInline
+  func mapElementEffect(_ effect: Effect<Destination.Action>, id: StackElementID, stack: UInt64)
+    -> Effect<Parent.Action>
+  {
+    let embed = toStackAction.embed
+    let effects = Effects(keyPath: toStack, stack: stack, id: id)
+    return
+      effect
+      .map(
+        { embed(.element(id: id, action: $0)) },
+        child: NavigationChild(
+          scope: EffectID(effects), dismissAction: { embed(.popFrom(id: id)) })
+      )
+      .cancellable(id: effects)
+  }
+
+  /// A push's id must not have been used: reports it if it was (the push is then ignored).
+  @usableFromInline
+  func checkingPush(_ action: Parent.Action, id: StackElementID, in state: Parent.State)
+    -> Effect<Parent.Action>
+  {
+    let nextID = state[keyPath: toStack].nextID
+    guard id < nextID else { return .none }
+    return .actionWithoutState(
+      action, state: "an unused id (\(id) was used; the next is \(nextID))",
+      fileID: "\(fileID)", line: line)
+  }
+
+  /// Pops or pushes, after the parent has run.
+  @usableFromInline
+  func popOrPush(
+    _ stackAction: StackAction<Destination.State, Destination.Action>?,
+    in state: inout Parent.State
+  ) {
     switch stackAction {
     case .popFrom(let id)?:
       state[keyPath: toStack].pop(from: id)
@@ -76,13 +156,15 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
     default:
       break
     }
-    let identityAfter = state[keyPath: toStack].identity
-    let idsAfter = state[keyPath: toStack].ids
-    // `==` on the ids arrays is O(1) when nothing was pushed or popped (same buffer).
-    guard identityBefore != identityAfter || idsBefore != idsAfter else {
-      return elementEffect.merge(with: parentEffect)
-    }
-    // Elements were popped (or the stack replaced): their effects end with them.
+  }
+
+  /// Elements were popped (or the stack replaced): their effects end with them.
+  @usableFromInline
+  func cancellingPopped(
+    _ elementEffect: Effect<Parent.Action>, _ parentEffect: Effect<Parent.Action>,
+    identityBefore: UInt64, idsBefore: [StackElementID],
+    identityAfter: UInt64, idsAfter: [StackElementID]
+  ) -> Effect<Parent.Action> {
     let remaining = identityBefore == identityAfter ? Set(idsAfter) : []
     let cancels = idsBefore.filter { !remaining.contains($0) }.map {
       Effect<Parent.Action>.cancel(id: Effects(keyPath: toStack, stack: identityBefore, id: $0))
@@ -90,9 +172,10 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
     return .merge([elementEffect, parentEffect] + cancels)
   }
 
-  private func missing(_ action: Parent.Action, id: StackElementID) -> Effect<Parent.Action> {
+  @usableFromInline
+  func missing(_ action: Parent.Action, id: StackElementID) -> Effect<Parent.Action> {
     .actionWithoutState(
-      action, state: "the stack element with id \(id)", fileID: fileID, line: line)
+      action, state: "the stack element with id \(id)", fileID: "\(fileID)", line: line)
   }
 
   /// Identifies the effects of one stack element (scoped to the store, like all ids).
@@ -131,7 +214,8 @@ extension Reducer {
   ///   - destination: The element reducer.
   ///   - fileID: The file of the call, named in issues this produces (filled in for you).
   ///   - line: The line of the call (filled in for you).
-  public func forEach<DestinationState, DestinationAction, Destination: Reducer>(
+  @inlinable
+  public consuming func forEach<DestinationState, DestinationAction, Destination: Reducer>(
     _ state: WritableKeyPath<State, StackState<DestinationState>>,
     action: CasePath<Action, StackAction<DestinationState, DestinationAction>>,
     @ReducerBuilder<DestinationState, DestinationAction> destination: () -> Destination,
@@ -141,6 +225,6 @@ extension Reducer {
   where DestinationState == Destination.State, DestinationAction == Destination.Action {
     StackReducer(
       parent: self, destination: destination(), toStack: state, toStackAction: action,
-      fileID: "\(fileID)", line: line)
+      fileID: fileID, line: line)
   }
 }

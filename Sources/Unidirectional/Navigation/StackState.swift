@@ -29,7 +29,7 @@ private let stackIdentities = Atomic<UInt64>(0)
 ///   kept in increasing order).
 public struct StackState<Element> {
   /// The elements, bottom first.
-  var elements: [Element]
+  @usableFromInline var elements: [Element]
 
   /// The id of each element in `elements`, increasing.
   public private(set) var ids: [StackElementID]
@@ -38,7 +38,7 @@ public struct StackState<Element> {
   var nextGeneration: Int
 
   /// Tells this stack's element effects from those of other stacks.
-  var identity: UInt64
+  @usableFromInline var identity: UInt64
 
   /// Creates an empty stack.
   public init() {
@@ -67,6 +67,7 @@ public struct StackState<Element> {
   ///
   /// - Parameter id: The element's id.
   /// - Returns: The position, or `nil` if no element with this id is on the stack.
+  @inlinable
   public func index(id: StackElementID) -> Int? {
     var low = 0
     var high = ids.count

@@ -86,7 +86,7 @@ extension Store {
   @inlinable
   func reduce(_ action: Action) -> Effect<Action> {
     withStoreDependencies {
-      reducer.reduce(into: &statePointer.pointee, action: action)
+      reducer(&statePointer.pointee, action)
     }
   }
 

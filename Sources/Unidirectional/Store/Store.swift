@@ -102,7 +102,10 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   @usableFromInline nonisolated(unsafe) let statePointer: UnsafeMutablePointer<State>
   /// Which observers read what; used only by the thread that owns the store.
   @usableFromInline let graph: ObservationGraph
-  @usableFromInline let reducer: any Reducer<State, Action>
+  // The reducer, called through a closure made where its type is known (a `Store.init`
+  // inlined into the caller): through `any Reducer`, a generic reducer type (any composition)
+  // would run unspecialized, paying generic metadata look-ups on every action.
+  @usableFromInline let reducer: @Sendable (inout State, Action) -> Effect<Action>
   @usableFromInline let effects: EffectRuntime<Action>
   @usableFromInline let registrar = ObservationRegistrar()
   /// For a child store made by `scope`: the link through which it reads, sends and observes.
@@ -139,8 +142,8 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     onIssue: @escaping @Sendable (StoreIssue) -> Void = StoreIssue.printToStandardError
   ) where R.State == State, R.Action == Action {
     self.init(
-      root: initialState, reducer: reducer, interceptors: interceptors, onIssue: onIssue,
-      dependencyBinding: nil)
+      root: initialState, reduce: { reducer.reduce(into: &$0, action: $1) },
+      interceptors: interceptors, onIssue: onIssue, dependencyBinding: nil)
     // Effects ask for a task so that `await send(action)` can wait while the action is queued.
     effects.connect { [weak self] in self?.process($0, from: $1) ?? StoreTask(nil) }
   }
@@ -178,8 +181,8 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     onIssue: @escaping @Sendable (StoreIssue) -> Void
   ) where R.State == State, R.Action == Action {
     self.init(
-      root: initialState, reducer: reducer, interceptors: [interceptor], onIssue: onIssue,
-      dependencyBinding: .never)
+      root: initialState, reduce: { reducer.reduce(into: &$0, action: $1) },
+      interceptors: [interceptor], onIssue: onIssue, dependencyBinding: .never)
     effects.connect { [weak self] in self?.process($0, from: $1) ?? StoreTask(nil) }
   }
 
@@ -189,18 +192,18 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   /// - Parameter dependencyBinding: When to bind the dependencies; by default, always if they
   ///   differ from the defaults.
   @usableFromInline
-  init<R: Reducer>(
+  init(
     root initialState: State,
-    reducer: R,
+    reduce: @escaping @Sendable (inout State, Action) -> Effect<Action>,
     interceptors: [StoreInterceptor<State, Action>],
     onIssue: @escaping @Sendable (StoreIssue) -> Void,
     dependencyBinding: DependencyBinding?
-  ) where R.State == State, R.Action == Action {
+  ) {
     self.scope = nil
     self.statePointer = .allocate(capacity: 1)
     statePointer.initialize(to: initialState)
     self.graph = ObservationGraph(stateSize: MemoryLayout<State>.size)
-    self.reducer = reducer
+    self.reducer = reduce
     self.dependencies = DependencyValues.current
     self.dependencyBinding =
       dependencyBinding ?? (dependencies.isDefault ? .whenOverridden : .always)
@@ -217,7 +220,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     self.statePointer = .allocate(capacity: 1)
     statePointer.initialize(to: initialState)
     self.graph = ObservationGraph(stateSize: 0)
-    self.reducer = EmptyReducer()
+    self.reducer = { _, _ in .none }
     self.dependencies = DependencyValues.current
     self.dependencyBinding = .never
     self.effects = EffectRuntime(reportIssue: StoreIssue.printToStandardError)
