@@ -11,6 +11,7 @@ extension GameServer {
         let id = connect(
           ClientLink(
             deliver: { [weak connection] frame in connection?.send(bytes: frame.bytes) },
+            deliverBytes: { [weak connection] bytes in connection?.send(bytes: bytes) },
             close: { [weak connection] in connection?.close() }))
         connection.context.store(id, ordering: .relaxed)
       },
