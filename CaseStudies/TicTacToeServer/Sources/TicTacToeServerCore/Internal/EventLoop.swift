@@ -283,7 +283,9 @@ final class EventLoop: Sendable {
       connection.input.append(contentsOf: readBuffer[0..<count])
       splitLines(connection)
       budget -= count
-      if budget <= 0 { return }
+      // A read that did not fill the buffer took all the socket held: `poll` reports the next
+      // bytes, so a second `read` that would only say EAGAIN is saved.
+      if budget <= 0 || count < readBuffer.count { return }
     }
   }
 

@@ -31,12 +31,13 @@ struct FrameWriter {
     raw(key)
     raw("\":")
     if value < 0 { bytes.append(0x2D) }
+    // The digits are appended last first, then reversed in place: no array per number.
+    let start = bytes.count
     var magnitude = value.magnitude
-    var digits: [UInt8] = []
     repeat {
-      digits.append(UInt8(magnitude % 10) + 0x30)
+      bytes.append(UInt8(magnitude % 10) + 0x30)
       magnitude /= 10
     } while magnitude > 0
-    bytes.append(contentsOf: digits.reversed())
+    bytes[start...].reverse()
   }
 }
