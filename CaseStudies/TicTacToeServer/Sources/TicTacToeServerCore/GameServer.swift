@@ -206,11 +206,9 @@ public final class GameServer: Sendable {
   // MARK: Frames
 
   private func handle(_ frame: ClientFrame, _ entry: SessionEntry) throws(FrameError) {
-    // The fields it needs, read one by one: `store.state` is a generic key path read, which
-    // costs more than the move.
-    let session = SessionFields(
-      id: entry.id, phase: entry.store.phase, name: entry.store.name,
-      lastGame: entry.store.lastGame)
+    // The fields it needs, read one by one and only when needed (a move reads the phase
+    // alone): `store.state` is a generic key path read, which costs more than the move.
+    let session = SessionFields(id: entry.id, phase: entry.store.phase, store: entry.store)
     switch frame {
     case .hello(let name):
       guard session.phase == .connected else {
@@ -312,7 +310,7 @@ public final class GameServer: Sendable {
     // read and encoded once, and pushed to the seats; it also closes the game once it is over.
     let keeper = room.observe { [weak self, weak entry] in
       guard let self, let entry else { return }
-      self.push(entry)
+      self.push(entry, id: id)
     }
     entry.keeper.withLock { $0 = keeper }
     return entry
@@ -382,7 +380,7 @@ public final class GameServer: Sendable {
     // than this one, and `send` skips it for this seat.
     let (now, sent) = game.seats.withLock { seats in
       seats[player] = GameEntry.Seat(id: entry.id, entry: entry)
-      let now = view(of: game)
+      let now = view(of: game, id: game.store.id)
       return (now, send(now, of: game, to: &seats, only: player))
     }
     for (player, entry) in sent { afterView(now, entry, as: player) }
@@ -398,17 +396,18 @@ public final class GameServer: Sendable {
   }
 
   /// What the players see of a game; the reads here are what the game's observer tracks.
-  private func view(of game: GameEntry) -> GameView {
+  private func view(of game: GameEntry, id: String) -> GameView {
     let room = game.store
     let moves = room.moves
     return GameView(
-      game: room.id, board: room[\.game.board], turn: room[\.game.currentPlayer],
+      game: id, board: room[\.game.board], turn: room[\.game.currentPlayer],
       moveCount: moves.count, lastMove: moves.last, outcome: room.outcome)
   }
 
   /// The game's observer: sends its players what they see of it, and closes it once it is over.
-  private func push(_ game: GameEntry) {
-    let view = view(of: game)
+  private func push(_ game: GameEntry, id: String) {
+    // The id is the one the game was made with: a constant, not a read worth tracking.
+    let view = view(of: game, id: id)
     if let outcome = view.outcome {
       finish(view.game, outcome: outcome, moves: view.moveCount)
     }
@@ -436,7 +435,8 @@ public final class GameServer: Sendable {
     var sent: [(Player, SessionEntry)] = []
     let task = journal == nil ? nil : game.lastJournalTask.withLock { $0 }
     for player in [Player.x, .o] where only == nil || only == player {
-      guard var seat = seats[player], let entry = seat.entry else { continue }
+      guard var seat = seats[player] else { continue }
+      let entry = seat.entry
       // Views only move forward (moves are added, the outcome is set once): skip one that is
       // not newer than the last this seat was sent.
       if let last = seat.shown,
@@ -483,8 +483,10 @@ public final class GameServer: Sendable {
   struct SessionFields {
     let id: Int
     let phase: Session.Phase
-    let name: String?
-    let lastGame: String?
+    let store: Store<Session.State, Session.Action>
+
+    var name: String? { store.name }
+    var lastGame: String? { store.lastGame }
 
     var game: String? {
       if case .playing(let game, _, _) = phase { game } else { nil }

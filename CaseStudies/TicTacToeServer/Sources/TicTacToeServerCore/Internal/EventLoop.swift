@@ -54,6 +54,8 @@ final class EventLoop: Sendable {
   /// `pollFDs` must be rebuilt: a connection came or went, or its write interest changed.
   nonisolated(unsafe) var needsRebuild = true
   nonisolated(unsafe) var localFlushes: [LineConnection] = []
+  /// The flushes being made, while new ones go to `localFlushes`.
+  nonisolated(unsafe) var flushing: [LineConnection] = []
   /// Connections half-closed by the server, waiting for their client's end of file.
   nonisolated(unsafe) var lingering: [ObjectIdentifier: LineConnection] = [:]
   nonisolated(unsafe) var acceptPausedUntil: UInt64?
@@ -214,12 +216,13 @@ final class EventLoop: Sendable {
   }
 
   private func flushAll(_ flushes: [LineConnection]) {
-    var all = flushes
-    while !localFlushes.isEmpty || !all.isEmpty {
-      all += localFlushes
-      localFlushes = []
-      for connection in all where !connection.hasEnded { flush(connection) }
-      all = []
+    for connection in flushes where !connection.hasEnded { flush(connection) }
+    // A flush can schedule more (a connection that ends closes a session, whose opponent is
+    // told): swap buffers until none is left, without a new array per round.
+    while !localFlushes.isEmpty {
+      swap(&localFlushes, &flushing)
+      for connection in flushing where !connection.hasEnded { flush(connection) }
+      flushing.removeAll(keepingCapacity: true)
     }
   }
 

@@ -128,9 +128,12 @@ final class SessionEntry: Sendable {
 /// its seats, and, on a durable server, its seat tokens and its last journal entry.
 final class GameEntry: Sendable {
   /// A session in a seat, and the last view of the game it was sent.
+  ///
+  /// The entry is held strongly (a weak reference costs more on every copy): the seat is
+  /// emptied when the session closes and when the game ends, which ends the cycle.
   struct Seat {
     let id: Int
-    weak var entry: SessionEntry?
+    var entry: SessionEntry
     /// The move count and whether the game was over, in the last `state` frame sent: the view
     /// is a function of these two, so a seat is never sent the same view twice, nor an older one.
     var shown: (moves: Int, isOver: Bool)?
