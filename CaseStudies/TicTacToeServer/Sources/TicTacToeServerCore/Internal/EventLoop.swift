@@ -283,8 +283,19 @@ final class EventLoop: Sendable {
         }
       }
       if connection.isReadingStopped { continue }  // Closing: discard what still arrives.
-      connection.input.append(contentsOf: readBuffer[0..<count])
-      splitLines(connection)
+      if connection.input.isEmpty {
+        // The usual case: the lines are split straight from the read buffer, and only a last
+        // partial line, if any, is copied to the connection's input.
+        let consumed = readBuffer.withUnsafeBufferPointer {
+          splitLines(connection, UnsafeBufferPointer(rebasing: $0[0..<count]))
+        }
+        keep(readBuffer[consumed..<count], of: connection)
+      } else {
+        connection.input.append(contentsOf: readBuffer[0..<count])
+        let input = connection.input
+        let consumed = input.withUnsafeBufferPointer { splitLines(connection, $0) }
+        keep(input[consumed...], of: connection)
+      }
       budget -= count
       // A read that did not fill the buffer took all the socket held: `poll` reports the next
       // bytes, so a second `read` that would only say EAGAIN is saved.
@@ -292,32 +303,37 @@ final class EventLoop: Sendable {
     }
   }
 
-  private func splitLines(_ connection: LineConnection) {
+  /// Hands each complete line in `bytes` to the handler; returns how many bytes it consumed
+  /// (all of them once reading stopped).
+  private func splitLines(_ connection: LineConnection, _ bytes: UnsafeBufferPointer<UInt8>)
+    -> Int
+  {
+    guard let base = bytes.baseAddress else { return 0 }
     var start = 0
-    connection.input.withUnsafeBufferPointer { bytes in
-      guard let base = bytes.baseAddress else { return }
-      while start < bytes.count, !connection.isReadingStopped, !connection.hasEnded {
-        guard let newline = memchr(base + start, 0x0A, bytes.count - start) else { break }
-        let end = base.distance(
-          to: newline.assumingMemoryBound(to: UInt8.self))
-        var lineEnd = end
-        if lineEnd > start, base[lineEnd - 1] == 0x0D { lineEnd -= 1 }  // Accept CRLF.
-        if lineEnd - start > limits.maximumFrameBytes {
-          start = bytes.count
-          tooLarge(connection)
-          return
-        }
-        if lineEnd > start {
-          handler.line(connection, UnsafeBufferPointer(start: base + start, count: lineEnd - start))
-        }
-        start = end + 1
+    while start < bytes.count, !connection.isReadingStopped, !connection.hasEnded {
+      guard let newline = memchr(base + start, 0x0A, bytes.count - start) else { break }
+      let end = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+      var lineEnd = end
+      if lineEnd > start, base[lineEnd - 1] == 0x0D { lineEnd -= 1 }  // Accept CRLF.
+      if lineEnd - start > limits.maximumFrameBytes {
+        tooLarge(connection)
+        return bytes.count
       }
+      if lineEnd > start {
+        handler.line(connection, UnsafeBufferPointer(start: base + start, count: lineEnd - start))
+      }
+      start = end + 1
     }
+    return connection.isReadingStopped || connection.hasEnded ? bytes.count : start
+  }
+
+  /// Keeps what follows the last complete line (a partial line) as the connection's input.
+  private func keep(_ rest: ArraySlice<UInt8>, of connection: LineConnection) {
     if connection.isReadingStopped || connection.hasEnded {
       connection.input = []
       return
     }
-    connection.input.removeFirst(start)
+    connection.input = rest.isEmpty ? [] : Array(rest)
     if connection.input.count > limits.maximumFrameBytes { tooLarge(connection) }
   }
 
