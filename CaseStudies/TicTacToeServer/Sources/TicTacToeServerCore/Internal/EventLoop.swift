@@ -261,8 +261,8 @@ final class EventLoop: Sendable {
     }
   }
 
-  /// Reads until the socket is drained or a budget is spent (`poll` reports it again then),
-  /// handing each complete line to the handler.
+  /// Reads until a read comes back short (the socket is drained) or a budget is spent (`poll`
+  /// reports what is left), handing each complete line to the handler.
   private func read(_ connection: LineConnection) {
     var budget = 256 * 1024
     while !connection.hasEnded {
