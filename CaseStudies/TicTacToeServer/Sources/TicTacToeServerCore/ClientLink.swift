@@ -7,6 +7,9 @@ public struct ClientLink: Sendable {
   public var deliver: @Sendable (ServerFrame) -> Void
   /// Closes the connection once the frames queued before are written.
   public var close: @Sendable () -> Void
+  /// Queues a frame already encoded, newline included, if the transport takes bytes: the
+  /// server then encodes a frame that several clients see once.
+  var deliverBytes: (@Sendable ([UInt8]) -> Void)?
 
   /// Creates a link.
   ///
@@ -17,6 +20,16 @@ public struct ClientLink: Sendable {
     deliver: @escaping @Sendable (ServerFrame) -> Void, close: @escaping @Sendable () -> Void
   ) {
     self.deliver = deliver
+    self.close = close
+  }
+
+  /// Creates a link that also takes encoded frames.
+  init(
+    deliver: @escaping @Sendable (ServerFrame) -> Void,
+    deliverBytes: @escaping @Sendable ([UInt8]) -> Void, close: @escaping @Sendable () -> Void
+  ) {
+    self.deliver = deliver
+    self.deliverBytes = deliverBytes
     self.close = close
   }
 }

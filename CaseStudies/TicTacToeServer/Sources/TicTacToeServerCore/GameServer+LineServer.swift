@@ -10,8 +10,11 @@ extension GameServer {
       open: { [self] connection in
         let id = connect(
           ClientLink(
-            deliver: { [weak connection] frame in connection?.send(bytes: frame.bytes) },
-            close: { [weak connection] in connection?.close() }))
+            // Strong references (a weak one makes every retain of the connection take the slow
+            // path): the session, which holds the link, is removed when the connection ends.
+            deliver: { frame in connection.send(bytes: frame.bytes) },
+            deliverBytes: { bytes in connection.send(bytes: bytes) },
+            close: { connection.close() }))
         connection.context.store(id, ordering: .relaxed)
       },
       line: { [self] connection, line in

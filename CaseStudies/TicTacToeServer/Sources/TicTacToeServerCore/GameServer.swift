@@ -181,7 +181,6 @@ public final class GameServer: Sendable {
       return fields
     }
     fields.sessionToken?.cancel()
-    fields.gameToken?.cancel()
     if wasQueued { lobby.send(.leave(session: id)) }
     // The room and side are kept apart from the session's phase, which an idle timeout has
     // already closed by the time this runs.
@@ -207,11 +206,9 @@ public final class GameServer: Sendable {
   // MARK: Frames
 
   private func handle(_ frame: ClientFrame, _ entry: SessionEntry) throws(FrameError) {
-    // The fields it needs, read one by one: `store.state` is a generic key path read, which
-    // costs more than the move.
-    let session = SessionFields(
-      id: entry.id, phase: entry.store.phase, name: entry.store.name,
-      lastGame: entry.store.lastGame)
+    // The fields it needs, read one by one and only when needed (a move reads the phase
+    // alone): `store.state` is a generic key path read, which costs more than the move.
+    let session = SessionFields(id: entry.id, phase: entry.store.phase, store: entry.store)
     switch frame {
     case .hello(let name):
       guard session.phase == .connected else {
@@ -309,10 +306,11 @@ public final class GameServer: Sendable {
       store: room, names: (state.game.xName, state.game.oName), tokens: tokens,
       lastJournalTask: lastJournalTask)
     games.withLock { $0[id] = entry }
-    // The server's own reader: it closes the game once it is over.
-    let keeper = room.observe { [weak self, weak room] in
-      guard let self, let room, let outcome = room.outcome else { return }
-      self.finish(room.id, outcome: outcome, moves: room.moves.count)
+    // One observer per game, not one per player: both players see the same view, so it is
+    // read and encoded once, and pushed to the seats; it also closes the game once it is over.
+    let keeper = room.observe { [weak self, weak entry] in
+      guard let self, let entry else { return }
+      self.push(entry, id: id)
     }
     entry.keeper.withLock { $0 = keeper }
     return entry
@@ -365,11 +363,11 @@ public final class GameServer: Sendable {
     }
   }
 
-  /// Seats a session in a game: its side, the seat frame, and the observer that pushes the game.
+  /// Seats a session in a game: its side, the seat frame, and the game as it is now (the game's
+  /// observer pushes what comes next).
   private func seat(
     _ entry: SessionEntry, in game: GameEntry, as player: Player, after started: StoreTask?
   ) {
-    game.seats.withLock { $0[player] = entry.id }
     entry.withLock { fields in
       fields.game = game
       fields.player = player
@@ -378,11 +376,14 @@ public final class GameServer: Sendable {
       let token = player == .x ? tokens.x : tokens.o
       entry.deliver(.seat(game: game.store.id, player: player, token: token), after: started)
     }
-    let token = game.store.observe { [weak self, weak game, weak entry] in
-      guard let self, let game, let entry else { return }
-      self.push(game, to: entry, as: player)
+    // The view is read under the seats' lock: a view the observer read before is then older
+    // than this one, and `send` skips it for this seat.
+    let (now, sent) = game.seats.withLock { seats in
+      seats[player] = GameEntry.Seat(id: entry.id, entry: entry)
+      let now = view(of: game, id: game.store.id)
+      return (now, send(now, of: game, to: &seats, only: player))
     }
-    entry.withLock { $0.gameToken = token }
+    for (player, entry) in sent { afterView(now, entry, as: player) }
   }
 
   /// A random seat token.
@@ -394,21 +395,69 @@ public final class GameServer: Sendable {
     }.joined()
   }
 
-  /// Sends a player what it sees of its game; the reads here are what the player observes.
-  private func push(_ game: GameEntry, to entry: SessionEntry, as player: Player) {
+  /// What the players see of a game; the reads here are what the game's observer tracks.
+  private func view(of game: GameEntry, id: String) -> GameView {
     let room = game.store
     let moves = room.moves
-    let outcome = room.outcome
-    let view = GameView(
-      game: room.id, board: room[\.game.board], turn: room[\.game.currentPlayer],
-      moveCount: moves.count, lastMove: moves.last, outcome: outcome)
-    // On a durable server, the frame waits for the journal entry of the change it shows.
-    entry.deliver(.state(view), after: journal == nil ? nil : game.lastJournalTask.withLock { $0 })
-    if outcome != nil {
-      game.seats.withLock { $0[player] = nil }
+    return GameView(
+      game: id, board: room[\.game.board], turn: room[\.game.currentPlayer],
+      moveCount: moves.count, lastMove: moves.last, outcome: room.outcome)
+  }
+
+  /// The game's observer: sends its players what they see of it, and closes it once it is over.
+  private func push(_ game: GameEntry, id: String) {
+    // The id is the one the game was made with: a constant, not a read worth tracking.
+    let view = view(of: game, id: id)
+    if let outcome = view.outcome {
+      finish(view.game, outcome: outcome, moves: view.moveCount)
+    }
+    let sent = game.seats.withLock { seats -> [(Player, SessionEntry)] in
+      guard !seats.isEmpty else { return [] }
+      let sent = send(view, of: game, to: &seats, only: nil)
+      if view.outcome != nil { seats = [:] }
+      return sent
+    }
+    // Session actions run outside the lock: their observers may send frames of their own.
+    for (player, entry) in sent { afterView(view, entry, as: player) }
+  }
+
+  /// Sends `view` to the seats that were not sent it yet (all, or `only` one), under the seats'
+  /// lock; returns the seats it was sent to.
+  ///
+  /// On a durable server, the frame waits for the journal entry of the change it shows.
+  private func send(
+    _ view: GameView, of game: GameEntry, to seats: inout [Player: GameEntry.Seat],
+    only: Player?
+  ) -> [(Player, SessionEntry)] {
+    let shown = (moves: view.moveCount, isOver: view.outcome != nil)
+    let frame = ServerFrame.state(view)
+    var bytes: [UInt8]?
+    var sent: [(Player, SessionEntry)] = []
+    let task = journal == nil ? nil : game.lastJournalTask.withLock { $0 }
+    for player in [Player.x, .o] where only == nil || only == player {
+      guard var seat = seats[player] else { continue }
+      let entry = seat.entry
+      // Views only move forward (moves are added, the outcome is set once): skip one that is
+      // not newer than the last this seat was sent.
+      if let last = seat.shown,
+        last.moves > shown.moves || (last.moves == shown.moves && (last.isOver || !shown.isOver))
+      {
+        continue
+      }
+      if bytes == nil { bytes = frame.bytes }
+      entry.deliver(frame, bytes: bytes!, after: task)
+      seat.shown = shown
+      seats[player] = seat
+      sent.append((player, entry))
+    }
+    return sent
+  }
+
+  /// What a player's session does after it is sent a view: back to the lobby once the game is
+  /// over, else the idle timer follows the turn.
+  private func afterView(_ view: GameView, _ entry: SessionEntry, as player: Player) {
+    if view.outcome != nil {
       entry.withLock { fields in
-        fields.gameToken?.cancel()
-        fields.gameToken = nil
         fields.game = nil
         fields.player = nil
       }
@@ -434,8 +483,10 @@ public final class GameServer: Sendable {
   struct SessionFields {
     let id: Int
     let phase: Session.Phase
-    let name: String?
-    let lastGame: String?
+    let store: Store<Session.State, Session.Action>
+
+    var name: String? { store.name }
+    var lastGame: String? { store.lastGame }
 
     var game: String? {
       if case .playing(let game, _, _) = phase { game } else { nil }

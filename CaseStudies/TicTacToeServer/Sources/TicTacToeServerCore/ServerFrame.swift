@@ -67,7 +67,7 @@ public enum ServerFrame: Equatable, Sendable {
       out.field("moves", view.moveCount)
       if let last = view.lastMove {
         out.raw(",\"last\":{\"player\":\"")
-        out.raw(last.player.rawValue)
+        out.text(last.player.rawValue)
         out.raw("\"")
         out.field("cell", last.cell)
         out.field("seq", last.seq)

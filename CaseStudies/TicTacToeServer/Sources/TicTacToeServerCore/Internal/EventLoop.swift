@@ -54,6 +54,8 @@ final class EventLoop: Sendable {
   /// `pollFDs` must be rebuilt: a connection came or went, or its write interest changed.
   nonisolated(unsafe) var needsRebuild = true
   nonisolated(unsafe) var localFlushes: [LineConnection] = []
+  /// The flushes being made, while new ones go to `localFlushes`.
+  nonisolated(unsafe) var flushing: [LineConnection] = []
   /// Connections half-closed by the server, waiting for their client's end of file.
   nonisolated(unsafe) var lingering: [ObjectIdentifier: LineConnection] = [:]
   nonisolated(unsafe) var acceptPausedUntil: UInt64?
@@ -214,12 +216,13 @@ final class EventLoop: Sendable {
   }
 
   private func flushAll(_ flushes: [LineConnection]) {
-    var all = flushes
-    while !localFlushes.isEmpty || !all.isEmpty {
-      all += localFlushes
-      localFlushes = []
-      for connection in all where !connection.hasEnded { flush(connection) }
-      all = []
+    for connection in flushes where !connection.hasEnded { flush(connection) }
+    // A flush can schedule more (a connection that ends closes a session, whose opponent is
+    // told): swap buffers until none is left, without a new array per round.
+    while !localFlushes.isEmpty {
+      swap(&localFlushes, &flushing)
+      for connection in flushing where !connection.hasEnded { flush(connection) }
+      flushing.removeAll(keepingCapacity: true)
     }
   }
 
@@ -258,8 +261,8 @@ final class EventLoop: Sendable {
     }
   }
 
-  /// Reads until the socket is drained or a budget is spent (`poll` reports it again then),
-  /// handing each complete line to the handler.
+  /// Reads until a read comes back short (the socket is drained) or a budget is spent (`poll`
+  /// reports what is left), handing each complete line to the handler.
   private func read(_ connection: LineConnection) {
     var budget = 256 * 1024
     while !connection.hasEnded {
@@ -280,39 +283,57 @@ final class EventLoop: Sendable {
         }
       }
       if connection.isReadingStopped { continue }  // Closing: discard what still arrives.
-      connection.input.append(contentsOf: readBuffer[0..<count])
-      splitLines(connection)
+      if connection.input.isEmpty {
+        // The usual case: the lines are split straight from the read buffer, and only a last
+        // partial line, if any, is copied to the connection's input.
+        let consumed = readBuffer.withUnsafeBufferPointer {
+          splitLines(connection, UnsafeBufferPointer(rebasing: $0[0..<count]))
+        }
+        keep(readBuffer[consumed..<count], of: connection)
+      } else {
+        connection.input.append(contentsOf: readBuffer[0..<count])
+        let input = connection.input
+        let consumed = input.withUnsafeBufferPointer { splitLines(connection, $0) }
+        keep(input[consumed...], of: connection)
+      }
       budget -= count
-      if budget <= 0 { return }
+      // A read that did not fill the buffer took all the socket held: `poll` reports the next
+      // bytes, so a second `read` that would only say EAGAIN is saved.
+      if budget <= 0 || count < readBuffer.count { return }
     }
   }
 
-  private func splitLines(_ connection: LineConnection) {
+  /// Hands each complete line in `bytes` to the handler; returns how many bytes it consumed
+  /// (all of them once reading stopped).
+  private func splitLines(_ connection: LineConnection, _ bytes: UnsafeBufferPointer<UInt8>)
+    -> Int
+  {
+    guard let base = bytes.baseAddress else { return 0 }
     var start = 0
-    connection.input.withUnsafeBufferPointer { bytes in
-      guard let base = bytes.baseAddress else { return }
-      while start < bytes.count, !connection.isReadingStopped, !connection.hasEnded {
-        guard let newline = memchr(base + start, 0x0A, bytes.count - start) else { break }
-        let end = base.distance(
-          to: newline.assumingMemoryBound(to: UInt8.self))
-        var lineEnd = end
-        if lineEnd > start, base[lineEnd - 1] == 0x0D { lineEnd -= 1 }  // Accept CRLF.
-        if lineEnd - start > limits.maximumFrameBytes {
-          start = bytes.count
-          tooLarge(connection)
-          return
-        }
-        if lineEnd > start {
-          handler.line(connection, UnsafeBufferPointer(start: base + start, count: lineEnd - start))
-        }
-        start = end + 1
+    while start < bytes.count, !connection.isReadingStopped, !connection.hasEnded {
+      guard let newline = memchr(base + start, 0x0A, bytes.count - start) else { break }
+      let end = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+      var lineEnd = end
+      if lineEnd > start, base[lineEnd - 1] == 0x0D { lineEnd -= 1 }  // Accept CRLF.
+      if lineEnd - start > limits.maximumFrameBytes {
+        tooLarge(connection)
+        return bytes.count
       }
+      if lineEnd > start {
+        handler.line(connection, UnsafeBufferPointer(start: base + start, count: lineEnd - start))
+      }
+      start = end + 1
     }
+    return connection.isReadingStopped || connection.hasEnded ? bytes.count : start
+  }
+
+  /// Keeps what follows the last complete line (a partial line) as the connection's input.
+  private func keep(_ rest: ArraySlice<UInt8>, of connection: LineConnection) {
     if connection.isReadingStopped || connection.hasEnded {
       connection.input = []
       return
     }
-    connection.input.removeFirst(start)
+    connection.input = rest.isEmpty ? [] : Array(rest)
     if connection.input.count > limits.maximumFrameBytes { tooLarge(connection) }
   }
 

@@ -7,8 +7,6 @@ final class SessionEntry: Sendable {
   struct Fields {
     /// The observer of the session's phase.
     var sessionToken: ObservationToken?
-    /// The observer of the game being played.
-    var gameToken: ObservationToken?
     /// The game being played.
     var game: GameEntry?
     /// The side played in `game`.
@@ -78,6 +76,22 @@ final class SessionEntry: Sendable {
       link.deliver(frame)
       return
     }
+    deliverDurably(frame, after: task, journalLog)
+  }
+
+  /// Sends a frame already encoded as `bytes` (see ``deliver(_:after:)``): a game's `state`
+  /// frame is encoded once for both players.
+  func deliver(_ frame: ServerFrame, bytes: [UInt8], after task: StoreTask?) {
+    guard let journalLog else {
+      if let deliverBytes = link.deliverBytes { deliverBytes(bytes) } else { link.deliver(frame) }
+      return
+    }
+    deliverDurably(frame, after: task, journalLog)
+  }
+
+  private func deliverDurably(
+    _ frame: ServerFrame, after task: StoreTask?, _ journalLog: DurableActionLog<Journal.Action>
+  ) {
     let held = outbox.withLock { outbox -> Int? in
       if outbox.held.isEmpty, task == nil {
         // Delivered under the lock, so that no frame made later overtakes it.
@@ -110,17 +124,31 @@ final class SessionEntry: Sendable {
   }
 }
 
-/// What the server keeps for one game: its store, the server's own observer of it, and, on a
-/// durable server, its seat tokens and its last journal entry.
+/// What the server keeps for one game: its store, the server's one observer of it, who sits in
+/// its seats, and, on a durable server, its seat tokens and its last journal entry.
 final class GameEntry: Sendable {
+  /// A session in a seat, and the last view of the game it was sent.
+  ///
+  /// The entry is held strongly (a weak reference costs more on every copy): the seat is
+  /// emptied when the session closes and when the game ends, which ends the cycle.
+  struct Seat {
+    let id: Int
+    var entry: SessionEntry
+    /// The move count and whether the game was over, in the last `state` frame sent: the view
+    /// is a function of these two, so a seat is never sent the same view twice, nor an older one.
+    var shown: (moves: Int, isOver: Bool)?
+  }
+
   let store: Store<Game.State, Game.Action>
+  /// The observer that pushes the game to its seats and closes it once it is over.
   let keeper = Locked<ObservationToken?>(nil)
   /// The seat tokens, X's then O's (durable servers only).
   let tokens: (x: String, o: String)?
   /// The players' names.
   let names: (x: String, o: String)
-  /// The sessions in the seats now.
-  let seats = Locked<[Player: Int]>([:])
+  /// The sessions in the seats now. Frames of the game are sent under this lock, so that a
+  /// seat taken while the observer runs gets every view once, in order.
+  let seats = Locked<[Player: Seat]>([:])
   /// The task of the journal entry of the game's last change: frames reporting it wait for it.
   let lastJournalTask: Locked<StoreTask?>
 
