@@ -154,8 +154,10 @@ public final class Terminal: Sendable {
     guard isInteractive else { return }
     shownPrompt.withLock { prompt in
       prompt = text
-      Descriptor.write(styled(text, .bold), to: output)
+      // Told before the prompt is written: a Ctrl-C right after the write must find it, or the
+      // shell's prompt would start after ours (the other way round, it ends an empty line).
       if tellsInterruptAboutPrompts.load(ordering: .relaxed) { Interrupt.promptShows(on: output) }
+      Descriptor.write(styled(text, .bold), to: output)
     }
   }
 
