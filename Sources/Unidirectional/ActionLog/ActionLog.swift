@@ -88,6 +88,16 @@ public struct ActionLog<Action: Decodable & Sendable>: Sendable {
       let entry: ActionLogEntry<Action>
       switch Self.decodeEntry(Data(line), isTorn: isLast && !endsWithNewline, decoder: decoder) {
       case .entry(let decoded): entry = decoded
+      case .bad(.invalidEntry(let message)) where header == nil && entries.isEmpty:
+        // Without a header, a first entry that is not one of these actions most likely comes
+        // from another program's log: say so, not just what the decoder found.
+        let reason = ActionLogError.Reason.invalidEntry(
+          "the log has no header line naming its program (logs recorded before headers "
+            + "existed have none), and its first entry is not an action of "
+            + "\(String(reflecting: Action.self)): it was probably recorded by another "
+            + "program (\(message))")
+        error = ActionLogError(path: path, line: number, reason: reason)
+        break reading
       case .bad(let reason):
         error = ActionLogError(path: path, line: number, reason: reason)
         break reading

@@ -144,6 +144,21 @@ import UnidirectionalTestSupport
     #expect(store.state == 7)
   }
 
+  @Test func aLogWithoutHeaderOfAnotherProgramSaysSo() throws {
+    // An old log of another program: its first entry is not one of these actions.
+    let text = """
+      {"action":{"increment":{}},"sequence":1,"timestamp":"2026-11-21T14:03:07.412Z"}
+
+      """
+    let log = try ActionLog<Action>(data: Data(text.utf8), path: "old.jsonl", program: "any")
+    #expect(log.entries.isEmpty)
+    #expect(log.error?.line == 1)
+    let message = log.error.map(String.init(describing:)) ?? ""
+    #expect(message.contains("no header line"), "\(message)")
+    #expect(message.contains("probably recorded by another program"), "\(message)")
+    #expect(message.contains("ActionLogHeaderTests.Action"), "\(message)")
+  }
+
   @Test func aLogWithOnlyItsHeaderReplaysNothing() throws {
     let path = temporaryFilePath("action-log-header")
     defer { try? FileManager.default.removeItem(atPath: path) }
