@@ -24,7 +24,10 @@ import Synchronization
 /// read with `read(2)` into the terminal's own buffer: no C `FILE` lock is involved, so nothing
 /// waits for the next line of input (on glibc, `fflush(nil)` locks `stdin`, which `readLine()`
 /// holds while it waits). Each call writes its text whole; when a prompt is showing on a
-/// terminal, it is erased and drawn again below the new line.
+/// terminal, it is erased and drawn again below the new line. What the user had typed on that
+/// line is not drawn again: the terminal's line discipline keeps it (it is still submitted with
+/// the next Return), but the screen no longer shows it. The terminal is never put in raw mode,
+/// so this layer cannot redraw it.
 ///
 /// ```swift
 /// let terminal = Terminal()
