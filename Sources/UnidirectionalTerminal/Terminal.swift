@@ -190,7 +190,12 @@ public final class Terminal: Sendable {
   /// is showing, its line (with the `^C` echo) is ended first, so the shell's prompt starts on
   /// a line of its own. Output is never buffered, so none is lost.
   ///
-  /// - Parameter status: The exit status; 130 (128 + `SIGINT`) by convention.
+  /// With the default status the process then ends by `SIGINT` itself, as well-behaved Unix
+  /// tools do: the shell reports status 130, and a script that ran the program stops too
+  /// (a plain `exit(130)` would let it carry on). Any other status is an ordinary exit with it.
+  ///
+  /// - Parameter status: The exit status; 130 (128 + `SIGINT`), the default, ends the process
+  ///   by the signal.
   public func exitOnInterrupt(status: Int32 = 130) {
     Interrupt.install(status: status)
     tellsInterruptAboutPrompts.store(isInteractive && outputIsTerminal, ordering: .relaxed)

@@ -13,7 +13,8 @@ import Synchronization
 /// A plain signal handler, not a `DispatchSource`: on Linux a dispatch signal source reads a
 /// `signalfd`, which sees the signal only if every thread blocks it, and threads started before
 /// the source (the concurrency pool's) do not. The handler does only what is async-signal-safe:
-/// atomic loads, `write(2)` and `_exit(2)` (output is never buffered, so nothing is lost).
+/// atomic loads, `write(2)`, `signal`, `pthread_sigmask`, `raise` and `_exit(2)` (output is never buffered, so
+/// nothing is lost).
 enum Interrupt {
   // Both are set (so initialized) before the handler is installed: the handler never runs a
   // lazy initializer.
@@ -40,7 +41,20 @@ enum Interrupt {
       var newline = UInt8(ascii: "\n")
       _ = write(descriptor, &newline, 1)
     }
-    _exit(status.load(ordering: .sequentiallyConsistent))
+    let status = status.load(ordering: .sequentiallyConsistent)
+    if status == 128 + SIGINT {
+      // Die by the signal, so that a shell running this in a script stops as well (bash goes
+      // on after a child that merely exited 130). `signal` and `raise` are async-signal-safe.
+      // `SIGINT` is blocked while its handler runs: unblock it, or `raise` would only leave it
+      // pending until after `_exit`. (`pthread_sigmask` is async-signal-safe too.)
+      _ = signal(SIGINT, SIG_DFL)
+      var signals = sigset_t()
+      sigemptyset(&signals)
+      sigaddset(&signals, SIGINT)
+      _ = pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+      _ = raise(SIGINT)
+    }
+    _exit(status)
   }
 }
 
