@@ -60,9 +60,11 @@ struct EnumLayout: @unchecked Sendable {
   /// a `Value`; `nil` otherwise (not an enum, no such case, or compiled without reflection
   /// records). Read once per pair of types, then cached.
   static func of<Root, Value>(_: Root.Type, withPayload _: Value.Type) -> EnumLayout? {
-    let key = Key(root: ObjectIdentifier(Root.self), value: ObjectIdentifier(Value.self))
+    let key = PermanentTableKey(
+      first: UInt(bitPattern: ObjectIdentifier(Root.self)),
+      second: UInt(bitPattern: ObjectIdentifier(Value.self)))
     // A `body` makes its case paths anew for every action: the lock-free table answers those.
-    if let known = FastTable.find(key) { return known.layout }
+    if let known = table.find(key, \.layout) { return known }
     return cache.withLock { cache -> EnumLayout? in
       if let known = cache[key] { return known }
       let layout = read(Root.self).flatMap { layout in
@@ -73,72 +75,25 @@ struct EnumLayout: @unchecked Sendable {
       }
       cache[key] = .some(layout)
       // Under the lock, so that writers of the table take turns.
-      FastTable.insert(Entry(key: key, layout: layout))
+      table.insert(Entry(key: key, layout: layout))
       return layout
     }
   }
 
   /// A layout looked up, kept for the life of the process (layouts belong to types, which do).
-  private final class Entry: Sendable {
-    let key: Key
+  private final class Entry: PermanentTableEntry {
+    let key: PermanentTableKey
     let layout: EnumLayout?
 
-    init(key: Key, layout: EnumLayout?) {
+    init(key: PermanentTableKey, layout: EnumLayout?) {
       self.key = key
       self.layout = layout
     }
   }
 
-  /// An open-addressed table of entries that readers probe without a lock: a slot is written
-  /// once, from zero to an entry that is never freed, with release ordering, so a reader that
-  /// sees it with acquire ordering sees the whole entry. Writers hold the cache's lock. When
-  /// the slots near a key are full, the key is left to the locked dictionary.
-  private enum FastTable {
-    static let capacity = 1024
-    static let probes = 8
-    // Safe to share: the slots are atomics, allocated once and never freed.
-    nonisolated(unsafe) static let slots: UnsafeMutablePointer<Atomic<UInt>> = {
-      let slots = UnsafeMutablePointer<Atomic<UInt>>.allocate(capacity: capacity)
-      for index in 0..<capacity { (slots + index).initialize(to: Atomic(0)) }
-      return slots
-    }()
+  private static let table = PermanentTable<Entry>(capacityLog2: 10)
 
-    static func start(_ key: Key) -> Int {
-      // Fibonacci hashing of the two metadata addresses: no `Hasher`, whose cost this avoids.
-      let bits = UInt(bitPattern: key.root) &* 31 &+ UInt(bitPattern: key.value)
-      return Int(truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) >> 54)
-    }
-
-    static func find(_ key: Key) -> Entry? {
-      let start = start(key)
-      for probe in 0..<probes {
-        let bits = slots[(start + probe) & (capacity - 1)].load(ordering: .acquiring)
-        guard let pointer = UnsafeRawPointer(bitPattern: bits) else { return nil }
-        let entry = Unmanaged<Entry>.fromOpaque(pointer).takeUnretainedValue()
-        if entry.key == key { return entry }
-      }
-      return nil
-    }
-
-    static func insert(_ entry: Entry) {
-      let start = start(entry.key)
-      for probe in 0..<probes {
-        let slot = (start + probe) & (capacity - 1)
-        guard slots[slot].load(ordering: .relaxed) == 0 else { continue }
-        // Never released: readers may hold it without a reference.
-        let bits = UInt(bitPattern: Unmanaged.passRetained(entry).toOpaque())
-        slots[slot].store(bits, ordering: .releasing)
-        return
-      }
-    }
-  }
-
-  private struct Key: Hashable {
-    let root: ObjectIdentifier
-    let value: ObjectIdentifier
-  }
-
-  private static let cache = Locked<[Key: EnumLayout?]>([:])
+  private static let cache = Locked<[PermanentTableKey: EnumLayout?]>([:])
 
   /// The tag of `value`'s case if `Value` is an enum whose layout can be read, `nil` otherwise.
   /// The layout is read once per type, then cached.
@@ -203,7 +158,7 @@ struct EnumLayout: @unchecked Sendable {
 
   /// The length of a mangled name, which may embed symbolic references (a control byte and a
   /// 4-byte relative or pointer-sized absolute reference, which can contain zero bytes).
-  private static func mangledNameLength(_ name: UnsafePointer<UInt8>) -> Int {
+  static func mangledNameLength(_ name: UnsafePointer<UInt8>) -> Int {
     var length = 0
     while true {
       switch name[length] {

@@ -40,37 +40,64 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
   {
     let presentationAction = toPresentationAction.extract(action)
+    // Resolved once per key path, then a table look-up: see `PresentationField`.
+    let offset = PresentationField.offset(of: toPresentation, probing: &state)
     let idBefore: UInt64?
     var destinationEffect = Effect<Parent.Action>.none
     switch presentationAction {
     case .presented(let destinationAction)?:
-      // One access through the key path (often computed, `\.$destination`, and then evaluated
-      // by the runtime) both reads the presentation's id and runs the destination.
       var effect = Effect<Destination.Action>.none
-      idBefore = Self.reduce(
-        &state[keyPath: toPresentation], destination, destinationAction, into: &effect)
+      idBefore = reduceDestination(destinationAction, into: &effect, in: &state, at: offset)
       if let id = idBefore {
         if effect.isNotNone { destinationEffect = mapDestinationEffect(effect, presentation: id) }
       } else {
         destinationEffect = destinationWithoutState(action)
       }
     case .dismiss?:
-      idBefore = state[keyPath: toPresentation].presentationID
+      idBefore = presentationID(in: &state, at: offset)
       if idBefore == nil { destinationEffect = destinationWithoutState(action) }
     case nil:
-      idBefore = state[keyPath: toPresentation].presentationID
+      idBefore = presentationID(in: &state, at: offset)
     }
     let parentEffect = parent.reduce(into: &state, action: action)
-    if case .dismiss? = presentationAction, let idBefore,
-      state[keyPath: toPresentation].presentationID == idBefore
-    {
+    let idAfter = presentationID(in: &state, at: offset)
+    if case .dismiss? = presentationAction, let idBefore, idAfter == idBefore {
       // The parent saw the dismissal and did not present something else in its place.
       state[keyPath: toPresentation].wrappedValue = nil
-    }
-    guard let idBefore, state[keyPath: toPresentation].presentationID != idBefore else {
+    } else if idAfter == idBefore {
       return destinationEffect.merge(with: parentEffect)
     }
+    guard let idBefore else { return destinationEffect.merge(with: parentEffect) }
     return endingPresentation(idBefore, destinationEffect, parentEffect)
+  }
+
+  /// The identity of the presentation in the parent state at `state`: read at `offset` when
+  /// the presentation is known to be stored there, through the key path otherwise.
+  @inlinable
+  func presentationID(in state: UnsafeMutablePointer<Parent.State>, at offset: Int?) -> UInt64? {
+    guard let offset else { return state.pointee[keyPath: toPresentation].presentationID }
+    // A stored property of this type at `offset` (see `PresentationField`).
+    return UnsafeMutableRawPointer(state).advanced(by: offset)
+      .assumingMemoryBound(to: PresentationState<Destination.State>.self).pointee.presentationID
+  }
+
+  /// Runs the destination on the presented state in the parent state at `state`, if any, and
+  /// returns the presentation's id.
+  ///
+  /// A method given a pointer, not a closure: a closure capturing the destination reducer would
+  /// copy it on every action.
+  @inlinable
+  func reduceDestination(
+    _ action: Destination.Action, into effect: inout Effect<Destination.Action>,
+    in state: UnsafeMutablePointer<Parent.State>, at offset: Int?
+  ) -> UInt64? {
+    guard let offset else {
+      return Self.reduce(
+        &state.pointee[keyPath: toPresentation], destination, action, into: &effect)
+    }
+    let presentation = UnsafeMutableRawPointer(state).advanced(by: offset)
+      .assumingMemoryBound(to: PresentationState<Destination.State>.self)
+    return Self.reduce(&presentation.pointee, destination, action, into: &effect)
   }
 
   /// Runs `destination` on the presented state, if any, and returns the presentation's id.
@@ -149,7 +176,9 @@ extension Reducer {
   ///
   /// - Parameters:
   ///   - state: Where the presentation lives: the projected value of a `@PresentationState`
-  ///     property, `\.$editor`.
+  ///     property, `\.$editor`, or a stored `PresentationState` property. (A computed property
+  ///     must read and write one stored `PresentationState` property of this state, as
+  ///     `\.$editor` does: the reducer finds that property once and then reaches it directly.)
   ///   - action: The action case that carries the child's presentation actions.
   ///   - destination: The child reducer.
   ///   - fileID: The file of the call, named in issues this produces (filled in for you).

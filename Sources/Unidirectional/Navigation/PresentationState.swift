@@ -75,7 +75,7 @@ public struct PresentationState<State> {
     set { self = newValue }
   }
 
-  private static func nextID() -> UInt64 {
+  static func nextID() -> UInt64 {
     presentationIDs.add(1, ordering: .relaxed).newValue
   }
 

@@ -1,0 +1,146 @@
+/// Where a parent state stores the ``PresentationState`` that an `ifLet` key path names, so that
+/// ``PresentationReducer`` reaches it by address instead of through the key path.
+///
+/// Why: `\.$destination` is a computed key path (a property wrapper's projected value). The
+/// runtime evaluates it through generic getters and setters, and a write through it allocates a
+/// write-back buffer: the two accesses an `ifLet` makes on every action, whatever the action,
+/// cost more than the rest of its work (the P0 and P1 benchmarks). The projection reads and
+/// writes the wrapper's stored property, so once that property is found, a pointer reaches it.
+///
+/// It is found once per key path:
+/// 1. A stored key path has its offset: `MemoryLayout.offset(of:)`.
+/// 2. Otherwise the parent state must be a struct. Its field records (the runtime's records of
+///    its stored properties, which `Mirror` reads) give the offsets of the properties whose type
+///    is exactly `PresentationState<Child>`: reading any of them as one is memory-safe.
+/// 3. A probe on a copy of a real parent state writes, through the key path, a presentation
+///    with an identity never used before. Exactly one of those properties must then hold it,
+///    the key path must read it back, and on the original state the key path must read what
+///    that property holds.
+///
+/// A computed property that passes the probe and yet does not always read and write that one
+/// property (say, one that picks between two of them by a condition) would be reached at the
+/// wrong one: `ifLet`'s documentation asks for a key path that behaves like a stored property,
+/// as `\.$editor` does.
+@usableFromInline
+enum PresentationField {
+  /// What was found for one key path: an offset, or `nil` to go through the key path.
+  private final class Entry: PermanentTableEntry {
+    let key: PermanentTableKey
+    // Held so that the key path's address, the key, is never reused by another key path. Safe
+    // to share: key paths are immutable.
+    nonisolated(unsafe) let keyPath: AnyKeyPath
+    let offset: Int?
+
+    init(keyPath: AnyKeyPath, offset: Int?) {
+      self.key = PermanentTableKey(first: UInt(bitPattern: ObjectIdentifier(keyPath)), second: 0)
+      self.keyPath = keyPath
+      self.offset = offset
+    }
+  }
+
+  /// Key path objects seen, by identity: a key path literal in non-generic code is one object
+  /// for the life of the process, so most look-ups end here, without a lock.
+  private static let table = PermanentTable<Entry>(capacityLog2: 8)
+  /// Every key path resolved, by equality: generic code makes a new key path object each time
+  /// it evaluates a literal, and those are looked up here rather than added to the table.
+  private static let resolved = Locked<[AnyKeyPath: Int?]>([:])
+
+  /// The offset of the presentation `keyPath` names inside a `Root`, or `nil` if it must be
+  /// reached through the key path. Resolved with `root` the first time a key path is seen.
+  @usableFromInline
+  static func offset<Root, Child>(
+    of keyPath: WritableKeyPath<Root, PresentationState<Child>>, probing root: inout Root
+  ) -> Int? {
+    let identity = PermanentTableKey(first: UInt(bitPattern: ObjectIdentifier(keyPath)), second: 0)
+    if let known = table.find(identity, \.offset) { return known }
+    return resolved.withLock { resolved -> Int? in
+      if let known = resolved[keyPath] {
+        // Another object for a key path already resolved: not added to the table, which would
+        // keep every such object alive.
+        return known
+      }
+      let offset = resolve(keyPath, probing: root)
+      resolved[keyPath] = .some(offset)
+      // Under the lock, so that writers of the table take turns.
+      if table.find(identity, { _ in true }) == nil {
+        table.insert(Entry(keyPath: keyPath, offset: offset))
+      }
+      return offset
+    }
+  }
+
+  /// Finds the stored property `keyPath` reads and writes (see the type's documentation).
+  static func resolve<Root, Child>(
+    _ keyPath: WritableKeyPath<Root, PresentationState<Child>>, probing root: Root
+  ) -> Int? {
+    if let offset = MemoryLayout<Root>.offset(of: keyPath) { return offset }
+    let candidates = storedPropertyOffsets(of: Root.self, withType: PresentationState<Child>.self)
+    guard !candidates.isEmpty else { return nil }
+    var original = root
+    var probe = root
+    var marker = PresentationState<Child>(wrappedValue: nil)
+    // Not a state a presentation is ever in (an identity without a value): only the probe's
+    // copy holds it, so it cannot be mistaken for anything the program made.
+    marker.presentationID = PresentationState<Child>.nextID()
+    probe[keyPath: keyPath] = marker
+    let holders = candidates.filter {
+      presentation(at: $0, in: &probe, as: Child.self).presentationID == marker.presentationID
+    }
+    guard holders.count == 1, let offset = holders.first,
+      probe[keyPath: keyPath].presentationID == marker.presentationID,
+      original[keyPath: keyPath].presentationID
+        == presentation(at: offset, in: &original, as: Child.self).presentationID
+    else { return nil }
+    return offset
+  }
+
+  /// The presentation stored at `offset` in `root`.
+  ///
+  /// - Precondition: `offset` is a stored property of type `PresentationState<Child>`.
+  private static func presentation<Root, Child>(
+    at offset: Int, in root: inout Root, as _: Child.Type
+  ) -> PresentationState<Child> {
+    withUnsafeMutableBytes(of: &root) { bytes in
+      bytes.baseAddress!.advanced(by: offset)
+        .assumingMemoryBound(to: PresentationState<Child>.self).pointee
+    }
+  }
+
+  /// The offsets of `Root`'s stored properties of type exactly `field`, read from its field
+  /// records; empty if `Root` is not a struct or has no records.
+  static func storedPropertyOffsets(of root: Any.Type, withType field: Any.Type) -> [Int] {
+    let metadata = unsafeBitCast(root, to: UnsafeRawPointer.self)
+    // Struct metadata: kind 0x200, then its nominal type descriptor.
+    guard metadata.load(as: UInt.self) == 0x200 else { return [] }
+    let descriptor = metadata.load(fromByteOffset: 8, as: UnsafeRawPointer.self)
+    // StructDescriptor: flags, parent, name, access function, fields (relative pointers), then
+    // the number of stored properties and where their offsets lie in the metadata (in words).
+    let fieldsOffset = descriptor.load(fromByteOffset: 16, as: Int32.self)
+    let propertyCount = Int(descriptor.load(fromByteOffset: 20, as: UInt32.self))
+    let offsetVector = Int(descriptor.load(fromByteOffset: 24, as: UInt32.self))
+    guard fieldsOffset != 0, propertyCount > 0 else { return [] }
+    let fields = descriptor + 16 + Int(fieldsOffset)
+    // FieldDescriptor: mangled name, superclass, kind (UInt16), record size (UInt16), count.
+    let recordSize = Int(fields.load(fromByteOffset: 10, as: UInt16.self))
+    guard Int(fields.load(fromByteOffset: 12, as: UInt32.self)) == propertyCount else { return [] }
+    let genericArguments = metadata + 2 * MemoryLayout<UnsafeRawPointer>.size
+    let offsets = (metadata + offsetVector * MemoryLayout<UnsafeRawPointer>.size)
+      .assumingMemoryBound(to: UInt32.self)
+    var found: [Int] = []
+    for index in 0..<propertyCount {
+      // FieldRecord: flags, mangled type name, field name.
+      let record = fields + 16 + index * recordSize
+      let nameOffset = record.load(fromByteOffset: 4, as: Int32.self)
+      guard nameOffset != 0 else { continue }
+      let name = (record + 4 + Int(nameOffset)).assumingMemoryBound(to: UInt8.self)
+      guard
+        let type = _getTypeByMangledNameInContext(
+          name, UInt(EnumLayout.mangledNameLength(name)), genericContext: descriptor,
+          genericArguments: genericArguments),
+        type == field
+      else { continue }
+      found.append(Int(offsets[index]))
+    }
+    return found
+  }
+}
