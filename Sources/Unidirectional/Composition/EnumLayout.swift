@@ -42,6 +42,9 @@ struct EnumLayout: @unchecked Sendable {
     /// `Int`).
     @usableFromInline let payloadType: Any.Type?
     @usableFromInline let isIndirect: Bool
+    /// Whether another case has a payload laid out the same way: only then does a value of
+    /// this case need to be told apart from that case's by embedding it again.
+    @usableFromInline var sharesItsPayloadLayout = false
   }
 
   @usableFromInline let metadata: UnsafeRawPointer
@@ -146,6 +149,13 @@ struct EnumLayout: @unchecked Sendable {
         payloadType = isStoredAlikeEverywhere(type) ? type : nil
       }
       cases.append(Case(payloadType: payloadType, isIndirect: flags & 1 != 0))
+    }
+    for index in cases.indices {
+      guard let payloadType = cases[index].payloadType else { continue }
+      cases[index].sharesItsPayloadLayout = cases.indices.contains { other in
+        other != index
+          && cases[other].payloadType.map { payload($0, isLaidOutAs: payloadType) } ?? false
+      }
     }
     let witnesses = metadata.load(fromByteOffset: -8, as: UnsafeRawPointer.self)
     return EnumLayout(
