@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 
 @testable import Unidirectional
@@ -171,5 +172,32 @@ import Testing
     store.send(.first(.dismiss))
     #expect(store.first == nil)
     #expect(store.second == Child(count: 101))
+  }
+
+  /// Threads that meet the same key paths for the first time at once all get their answers.
+  @Test func threadsResolvingAtOnceAgree() throws {
+    struct Many: Sendable {
+      @PresentationState var a: Child?
+      @PresentationState var b: Child?
+      static var offsets: [Int?] {
+        [MemoryLayout<Self>.offset(of: \Self._a), MemoryLayout<Self>.offset(of: \Self._b)]
+      }
+    }
+    // Safe to share: key paths are immutable.
+    nonisolated(unsafe) let keyPaths: [WritableKeyPath<Many, PresentationState<Child>>] = [
+      \.$a, \.$b,
+    ]
+    let wrong = Locked(0)
+    DispatchQueue.concurrentPerform(iterations: 8) { thread in
+      var state = Many()
+      for round in 0..<100 {
+        let index = (thread + round) % 2
+        if PresentationField.offset(of: keyPaths[index], probing: &state) != Many.offsets[index] {
+          wrong.withLock { $0 += 1 }
+        }
+      }
+    }
+    #expect(wrong.withLock { $0 } == 0)
+    #expect(Many.offsets.allSatisfy { $0 != nil })
   }
 }
