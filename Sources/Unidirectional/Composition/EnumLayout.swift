@@ -33,7 +33,8 @@ import Synchronization
 /// make (payload-less, single- and multi-payload, indirect, generic, nested, tuples).
 @usableFromInline
 struct EnumLayout: @unchecked Sendable {
-  // Safe: metadata and the types it names are immutable and live as long as the process.
+  // Safe: metadata and the types it names are immutable and live as long as the process, and
+  // so does `cases`, which is never written after `read` makes it.
 
   /// One case: its payload type (`nil` for a case without payload) and whether it is boxed.
   @usableFromInline
@@ -48,8 +49,10 @@ struct EnumLayout: @unchecked Sendable {
   }
 
   @usableFromInline let metadata: UnsafeRawPointer
-  /// Indexed by tag.
-  @usableFromInline let cases: [Case]
+  /// Indexed by tag. Never freed, like the metadata it describes: a layout is then a plain
+  /// value, which the case paths a `body` makes on every action copy and destroy without
+  /// reference counting.
+  @usableFromInline let cases: UnsafeBufferPointer<Case>
 
   @usableFromInline
   typealias GetEnumTag = @convention(c) (UnsafeRawPointer, UnsafeRawPointer) -> UInt32
@@ -157,9 +160,11 @@ struct EnumLayout: @unchecked Sendable {
           && cases[other].payloadType.map { payload($0, isLaidOutAs: payloadType) } ?? false
       }
     }
+    let storage = UnsafeMutableBufferPointer<Case>.allocate(capacity: cases.count)
+    _ = storage.initialize(from: cases)
     let witnesses = metadata.load(fromByteOffset: -8, as: UnsafeRawPointer.self)
     return EnumLayout(
-      metadata: metadata, cases: cases,
+      metadata: metadata, cases: UnsafeBufferPointer(storage),
       getEnumTag: unsafeBitCast(
         witnesses.load(fromByteOffset: 88, as: UnsafeRawPointer.self), to: GetEnumTag.self),
       projectEnumData: unsafeBitCast(
