@@ -74,24 +74,31 @@ public struct CasePath<Root, Value>: Sendable {
   ///
   /// Complexity: the first case path of each pair of types reads the enum's runtime records;
   /// after that, creating one is a cache look-up and `extract` O(1).
+  @inlinable
   public init(_ embed: @escaping @Sendable (Value) -> Root) {
     guard let layout = EnumLayout.of(Root.self, withPayload: Value.self) else {
-      preconditionFailure(
-        """
-        Unidirectional: CasePath<\(Root.self), \(Value.self)>(embed) needs an enum with a case \
-        whose payload is a \(Value.self), built with reflection metadata. Pass the case's \
-        constructor, or use CasePath(embed, extract:) with a pattern match.
-        """)
+      Self.noSuchCase()
     }
     self.embed = embed
     self.extractClosure = nil
     self.layout = layout
   }
 
+  @usableFromInline
+  static func noSuchCase() -> Never {
+    preconditionFailure(
+      """
+      Unidirectional: CasePath<\(Root.self), \(Value.self)>(embed) needs an enum with a case \
+      whose payload is a \(Value.self), built with reflection metadata. Pass the case's \
+      constructor, or use CasePath(embed, extract:) with a pattern match.
+      """)
+  }
+
   /// A case path from the case's constructor: `.case(AppAction.login)`, where a `CasePath` is
   /// expected. The same as ``init(_:)``.
   ///
   /// - Parameter embed: The case's constructor, for example `AppAction.login`.
+  @inlinable
   public static func `case`(_ embed: @escaping @Sendable (Value) -> Root) -> Self {
     Self(embed)
   }

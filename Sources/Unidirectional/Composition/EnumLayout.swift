@@ -65,13 +65,22 @@ struct EnumLayout: @unchecked Sendable {
   /// The layout of `Root`, if it is an enum with at least one case whose payload is laid out as
   /// a `Value`; `nil` otherwise (not an enum, no such case, or compiled without reflection
   /// records). Read once per pair of types, then cached.
+  @inlinable
   static func of<Root, Value>(_: Root.Type, withPayload _: Value.Type) -> EnumLayout? {
     let key = PermanentTableKey(
       first: UInt(bitPattern: ObjectIdentifier(Root.self)),
       second: UInt(bitPattern: ObjectIdentifier(Value.self)))
     // A `body` makes its case paths anew for every action: the lock-free table answers those.
-    if let known = table.find(key, \.layout) { return known }
-    return cache.withLock { cache -> EnumLayout? in
+    if let known = table.find(key, { $0.layout }) { return known }
+    return reading(Root.self, withPayload: Value.self, key: key)
+  }
+
+  /// The first look-up of a pair of types: reads the layout and caches it.
+  @usableFromInline
+  static func reading<Root, Value>(
+    _: Root.Type, withPayload _: Value.Type, key: PermanentTableKey
+  ) -> EnumLayout? {
+    cache.withLock { cache -> EnumLayout? in
       if let known = cache[key] { return known }
       let layout = read(Root.self).flatMap { layout in
         layout.cases.contains {
@@ -87,9 +96,10 @@ struct EnumLayout: @unchecked Sendable {
   }
 
   /// A layout looked up, kept for the life of the process (layouts belong to types, which do).
-  private final class Entry: PermanentTableEntry {
-    let key: PermanentTableKey
-    let layout: EnumLayout?
+  @usableFromInline
+  final class Entry: PermanentTableEntry {
+    @usableFromInline let key: PermanentTableKey
+    @usableFromInline let layout: EnumLayout?
 
     init(key: PermanentTableKey, layout: EnumLayout?) {
       self.key = key
@@ -97,7 +107,7 @@ struct EnumLayout: @unchecked Sendable {
     }
   }
 
-  private static let table = PermanentTable<Entry>(capacityLog2: 10)
+  @usableFromInline static let table = PermanentTable<Entry>(capacityLog2: 10)
 
   private static let cache = Locked<[PermanentTableKey: EnumLayout?]>([:])
 

@@ -1,12 +1,20 @@
 import Synchronization
 
 /// The key of a ``PermanentTable`` entry: two words, typically metadata or object addresses.
-struct PermanentTableKey: Hashable {
-  let first: UInt
-  let second: UInt
+@usableFromInline
+struct PermanentTableKey: Hashable, Sendable {
+  @usableFromInline let first: UInt
+  @usableFromInline let second: UInt
+
+  @inlinable
+  init(first: UInt, second: UInt) {
+    self.first = first
+    self.second = second
+  }
 }
 
 /// An entry of a ``PermanentTable``: an object that is never freed once inserted.
+@usableFromInline
 protocol PermanentTableEntry: AnyObject, Sendable {
   var key: PermanentTableKey { get }
 }
@@ -18,12 +26,13 @@ protocol PermanentTableEntry: AnyObject, Sendable {
 /// a reader that sees it with acquire ordering sees the whole entry. Writers must take turns
 /// (hold a lock of their own). When the slots near a key are full, the key is not inserted: the
 /// caller keeps its own locked dictionary for those.
+@usableFromInline
 struct PermanentTable<Entry: PermanentTableEntry>: @unchecked Sendable {
   // Safe to share: the slots are atomics, allocated once and never freed; entries are
   // immutable objects that are never released.
-  private let slots: UnsafeMutablePointer<Atomic<UInt>>
-  private let capacity: Int
-  private static var probes: Int { 8 }
+  @usableFromInline let slots: UnsafeMutablePointer<Atomic<UInt>>
+  @usableFromInline let capacity: Int
+  @inlinable static var probes: Int { 8 }
 
   /// Creates an empty table, which lives as long as the process.
   ///
@@ -34,7 +43,8 @@ struct PermanentTable<Entry: PermanentTableEntry>: @unchecked Sendable {
     for index in 0..<capacity { (slots + index).initialize(to: Atomic(0)) }
   }
 
-  private func start(_ key: PermanentTableKey) -> Int {
+  @inlinable
+  func start(_ key: PermanentTableKey) -> Int {
     // Fibonacci hashing of the two words: no `Hasher`, whose cost this avoids.
     let bits = key.first &* 31 &+ key.second
     return Int(
@@ -44,7 +54,7 @@ struct PermanentTable<Entry: PermanentTableEntry>: @unchecked Sendable {
   /// What `read` returns of the entry with `key`, if one was inserted.
   ///
   /// The entry is lent to `read` without a retain: entries are never freed.
-  @inline(__always)
+  @inlinable
   func find<Result>(_ key: PermanentTableKey, _ read: (Entry) -> Result) -> Result? {
     let start = start(key)
     for probe in 0..<Self.probes {
