@@ -26,7 +26,7 @@ public enum CounterCommand: Equatable, Sendable {
     timer         start or stop a timer that adds one every second
     wait SECONDS  let time pass, up to 60 seconds (for scripts)
     help          this list
-    quit          leave (so does the end of input)
+    quit          leave (so do 'exit' and the end of input)
     """
 
   /// Parses one line. Surrounding whitespace is ignored; anything else is an error.
@@ -41,7 +41,7 @@ public enum CounterCommand: Equatable, Sendable {
     case ("fact", true): self = .send(.factButtonTapped)
     case ("timer", true): self = .send(.toggleTimer)
     case ("help", true): self = .help
-    case ("quit", true): self = .quit
+    case ("quit", true), ("exit", true): self = .quit
     case ("wait", _):
       guard let seconds = Double(argument), seconds >= 0, seconds <= 60 else {
         self = .invalid(
@@ -51,7 +51,7 @@ public enum CounterCommand: Equatable, Sendable {
       }
       self = .wait(.milliseconds(Int((seconds * 1000).rounded())))
     case ("+", false), ("-", false), ("fact", false), ("timer", false), ("help", false),
-      ("quit", false):
+      ("quit", false), ("exit", false):
       self = .invalid(message: "'\(command)' takes no argument; valid commands: \(Self.usage)")
     default:
       self = .invalid(

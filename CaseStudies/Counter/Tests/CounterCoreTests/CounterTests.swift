@@ -236,6 +236,7 @@ import UnidirectionalTesting
     #expect(CounterCommand("wait   0") == .wait(.zero))
     #expect(CounterCommand("help") == .help)
     #expect(CounterCommand("quit") == .quit)
+    #expect(CounterCommand("exit") == .quit)
     #expect(CounterCommand("") == .nothing)
     #expect(CounterCommand(" \t ") == .nothing)
   }

@@ -50,7 +50,7 @@ public enum TodosCommand: Equatable, Sendable {
       open N           open item N: its status and tags
       show             show the list again
       help             these commands
-      quit             leave (so does the end of input); the list is saved after every change
+      quit, exit       leave (so does the end of input); the list is saved after every change
       """
     case .item:
       """
@@ -62,7 +62,7 @@ public enum TodosCommand: Equatable, Sendable {
       back             return to the list
       show             show the item again
       help             these commands
-      quit             leave the program
+      quit, exit       leave the program
       """
     case .tags:
       """
@@ -72,7 +72,7 @@ public enum TodosCommand: Equatable, Sendable {
       back             return to the item
       show             show the tags again
       help             these commands
-      quit             leave the program
+      quit, exit       leave the program
       """
     case .editor:
       """
@@ -81,7 +81,7 @@ public enum TodosCommand: Equatable, Sendable {
       cancel, back     close the editor without saving
       show             show the editor again
       help             these commands
-      quit             leave the program (the title is not saved)
+      quit, exit       leave the program (the title is not saved)
       """
     }
   }
@@ -98,7 +98,7 @@ public enum TodosCommand: Equatable, Sendable {
     case "":
       self = .nothing
       return
-    case "help", "show", "quit":
+    case "help", "show", "quit", "exit":
       guard argument.isEmpty else {
         self = Self.noArgument(command, on: screen)
         return

@@ -25,6 +25,7 @@ import Unidirectional
     #expect(TodosCommand("help", state: state) == .help)
     #expect(TodosCommand("show", state: state) == .show)
     #expect(TodosCommand("quit", state: state) == .quit)
+    #expect(TodosCommand("exit", state: state) == .quit)
     #expect(TodosCommand(" \t ", state: state) == .nothing)
   }
 
