@@ -80,8 +80,9 @@ public struct ActionLog<Action: Decodable & Sendable>: Sendable {
       let number = index + 1
       let isLast = index == lines.endIndex - 1
       if line.isEmpty {
-        // The empty piece after the final newline is the end of the file, not a line.
-        if isLast { break }
+        // The empty piece after the final newline is the end of the file, not a line; so are
+        // blank lines after the last entry (an editor may add one).
+        if isLast || lines[index...].allSatisfy(\.isEmpty) { break }
         error = ActionLogError(path: path, line: number, reason: .emptyLine)
         break
       }

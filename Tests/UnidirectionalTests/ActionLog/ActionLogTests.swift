@@ -154,6 +154,17 @@ import UnidirectionalTestSupport
     #expect(log.entries.count == 3)
   }
 
+  @Test func blankLinesAfterTheLastEntryEndTheLog() async throws {
+    let path = temporaryFilePath("action-log")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    _ = try await recordSession(at: path)
+    let lines = try lines(of: path)
+    let text = lines.joined(separator: "\n") + "\n\n\n"
+    let log = try ActionLog<Action>(data: Data(text.utf8), path: "session.jsonl")
+    #expect(log.error == nil)
+    #expect(log.entries.count == lines.count - 1)
+  }
+
   @Test func aMissingFileThrows() {
     #expect(
       throws: ActionLogError(
