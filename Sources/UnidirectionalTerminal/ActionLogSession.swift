@@ -22,8 +22,8 @@ import Unidirectional
 /// `Secret` are written redacted, and a replay stops before the first such entry, saying why.
 public enum ActionLogSession {
   /// The interceptors for `arguments`: an action-log recorder for `--record FILE`, else none.
-  /// Prints an error and exits with status 1 if the file cannot be created, or exists and
-  /// `--force` was not given.
+  /// Prints an error and exits with status 1 if the file cannot be created, is a directory, or
+  /// exists and `--force` was not given.
   ///
   /// - Parameters:
   ///   - arguments: The program's options.
@@ -37,6 +37,14 @@ public enum ActionLogSession {
     terminal: Terminal
   ) -> [StoreInterceptor<State, Action>] {
     guard let path = arguments.recordPath else { return [] }
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+      isDirectory.boolValue
+    {
+      // Said before `--force` is considered: no flag makes a directory a log file.
+      terminal.printError("cannot record: \(path) is a directory; give the path of a file")
+      exit(1)
+    }
     do {
       let recorder = try ActionLogRecorder<Action>(
         path: path, program: program, schemaVersion: schemaVersion,

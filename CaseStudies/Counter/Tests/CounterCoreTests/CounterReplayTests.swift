@@ -88,6 +88,20 @@ import UnidirectionalTestSupport
     #expect(replayed.standardOutput == "count: 0\ncount: 1\ncount: 2\n")
   }
 
+  @Test func recordingToADirectoryIsRefusedWithOrWithoutForce() throws {
+    let directory = temporaryFilePath("counter-record-directory")
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    for arguments in [["--record", directory], ["--record", directory, "--force"]] {
+      let refused = try Program.run("counter", input: Data("+\n".utf8), arguments: arguments)
+      #expect(refused.status == 1)
+      #expect(refused.standardOutput.isEmpty)
+      #expect(
+        refused.standardError
+          == "error: cannot record: \(directory) is a directory; give the path of a file\n")
+    }
+  }
+
   @Test func anotherProgramsLogIsRefusedNamingBoth() throws {
     let path = temporaryFilePath("counter-other-program")
     defer { try? FileManager.default.removeItem(atPath: path) }
