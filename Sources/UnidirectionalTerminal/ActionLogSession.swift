@@ -97,8 +97,8 @@ public enum ActionLogSession {
       terminal.printError(
         "the replay stopped after \(log.entries.count) action\(log.entries.count == 1 ? "" : "s"): \(error)"
       )
-      exit(1)
+      exit(terminal.exitStatus(after: 1))
     }
-    exit(0)
+    exit(terminal.exitStatus(after: 0))
   }
 }

@@ -103,7 +103,7 @@ public struct ProgramArguments: Sendable, Equatable {
     case .success(let parsed):
       if parsed.wantsHelp {
         terminal.print(usage())
-        exit(0)
+        exit(terminal.exitStatus(after: 0))
       }
       return parsed
     case .failure(let error):

@@ -109,7 +109,8 @@ public struct REPL<State: Sendable, Action: Sendable> {
   ///     `"Type a command, or 'help'."`.
   ///   - exitsOnInterrupt: Whether Ctrl-C (`SIGINT`) ends the process with status 130 (see
   ///     ``Terminal/exitOnInterrupt(status:)``); `false` leaves signals alone (tests).
-  /// - Returns: 0, or 1 when input is a script and a line failed.
+  /// - Returns: 0, or 1 when input is a script and a line failed, or when output could not be
+  ///   written (see ``Terminal/exitStatus(after:)``).
   public func run(greeting: String? = nil, exitsOnInterrupt: Bool = true) async -> Int32 {
     if exitsOnInterrupt { terminal.exitOnInterrupt() }
     let observers = store.display(concerns, errors: errorConcerns, on: terminal)
@@ -144,6 +145,6 @@ public struct REPL<State: Sendable, Action: Sendable> {
         failures += 1
       }
     }
-    return !terminal.isInteractive && failures > 0 ? 1 : 0
+    return terminal.exitStatus(after: !terminal.isInteractive && failures > 0 ? 1 : 0)
   }
 }

@@ -59,6 +59,8 @@ public final class Terminal: Sendable {
   /// Input read but not yet returned. A lock of its own: a reader waiting for input never
   /// holds the output lock.
   private let reader = Protected(LineReader())
+  /// The `errno` of the first write to standard output that failed, 0 if none did.
+  private let outputFailure = Atomic<Int32>(0)
 
   /// Creates the terminal of the process (by default) or of the given descriptors, deciding
   /// from them whether it is interactive and where colour is used.
@@ -125,11 +127,36 @@ public final class Terminal: Sendable {
     shownPrompt.withLock { prompt in
       if let prompt, outputIsTerminal {
         // Erase the prompt's line, print, and show the prompt again below.
-        Descriptor.write("\r\u{1B}[K" + text + "\n" + styled(prompt, .bold), to: output)
+        noteFailure(
+          Descriptor.write("\r\u{1B}[K" + text + "\n" + styled(prompt, .bold), to: output))
       } else {
-        Descriptor.write(text + "\n", to: output)
+        noteFailure(Descriptor.write(text + "\n", to: output))
       }
     }
+  }
+
+  /// Remembers the first failed write to standard output.
+  private func noteFailure(_ error: Int32) {
+    guard error != 0 else { return }
+    _ = outputFailure.compareExchange(expected: 0, desired: error, ordering: .relaxed)
+  }
+
+  /// The status to exit with once the program's work ended with `status`: `status`, or 1 if
+  /// some output could not be written (a full disk, a closed pipe), which is then said on
+  /// standard error. Without it, a script would take the program's silence for success, as a
+  /// tool that ignores write errors lets it.
+  ///
+  /// ```swift
+  /// exit(terminal.exitStatus(after: 0))
+  /// ```
+  ///
+  /// - Parameter status: The status the program's own work ended with.
+  /// - Returns: `status`, or 1 if a write to standard output failed.
+  public func exitStatus(after status: Int32) -> Int32 {
+    let failure = outputFailure.load(ordering: .relaxed)
+    guard failure != 0 else { return status }
+    printError("cannot write the output: \(String(cString: strerror(failure)))")
+    return status == 0 ? 1 : status
   }
 
   /// Prints `error: message` on standard error, from any thread.
@@ -160,7 +187,7 @@ public final class Terminal: Sendable {
       // Told before the prompt is written: a Ctrl-C right after the write must find it, or the
       // shell's prompt would start after ours (the other way round, it ends an empty line).
       if tellsInterruptAboutPrompts.load(ordering: .relaxed) { Interrupt.promptShows(on: output) }
-      Descriptor.write(styled(text, .bold), to: output)
+      noteFailure(Descriptor.write(styled(text, .bold), to: output))
     }
   }
 

@@ -50,6 +50,26 @@ import UnidirectionalTerminal
       #expect(output.readToEnd() == "plain\n")
     }
 
+    @Test func aFailedWriteMakesTheExitStatusOneAndIsSaid() throws {
+      let full = open("/dev/full", O_WRONLY)
+      try #require(full >= 0)
+      defer { close(full) }
+      let errors = TestPipe()
+      let terminal = Terminal(
+        output: full, error: errors.writing, isInteractive: false, outputUsesColor: false,
+        errorUsesColor: false)
+      #expect(terminal.exitStatus(after: 0) == 0)
+      terminal.print("lost")
+      #expect(terminal.exitStatus(after: 0) == 1)
+      // A status that already says failure is kept.
+      #expect(terminal.exitStatus(after: 2) == 2)
+      errors.closeWriting()
+      #expect(
+        errors.readToEnd()
+          == String(
+            repeating: "error: cannot write the output: No space left on device\n", count: 2))
+    }
+
     @Test func stylers() {
       #expect(Styler(usesColor: true).styled("a", .cyan) == "\u{1B}[36ma\u{1B}[0m")
       #expect(Styler.plain.styled("a", .cyan) == "a")

@@ -14,12 +14,15 @@
 /// Writing with `write(2)` and reading with `read(2)` shares no lock with anything: output from
 /// any thread reaches the terminal at once, whatever the main thread is blocked in.
 enum Descriptor {
-  /// Writes all of `text` to `descriptor`, retrying after interruptions and short writes. Gives
-  /// up silently if the descriptor fails (a closed pipe: output has nowhere to go).
-  static func write(_ text: String, to descriptor: Int32) {
+  /// Writes all of `text` to `descriptor`, retrying after interruptions and short writes.
+  ///
+  /// - Returns: 0, or the `errno` of the write that failed (the rest of `text` is dropped:
+  ///   output that cannot be written has nowhere else to go).
+  @discardableResult
+  static func write(_ text: String, to descriptor: Int32) -> Int32 {
     var text = text
-    text.withUTF8 { bytes in
-      guard let base = bytes.baseAddress else { return }
+    return text.withUTF8 { bytes in
+      guard let base = bytes.baseAddress else { return 0 }
       var offset = 0
       while offset < bytes.count {
         #if canImport(Glibc)
@@ -31,10 +34,11 @@ enum Descriptor {
         #endif
         if written < 0 {
           if errno == EINTR { continue }
-          return
+          return errno
         }
         offset += written
       }
+      return 0
     }
   }
 

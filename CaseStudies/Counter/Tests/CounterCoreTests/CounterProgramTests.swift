@@ -13,6 +13,29 @@ import UnidirectionalTestSupport
     #expect(FileManager.default.isExecutableFile(atPath: path), "build the package first: \(path)")
   }
 
+  /// Like `echo hi > /dev/full`: a program whose output is lost says so and fails.
+  @Test func outputThatCannotBeWrittenFailsTheProgram() throws {
+    for arguments in [["--help"], []] {
+      let process = Process()
+      process.executableURL = Program.executable(named: "counter")
+      process.arguments = arguments
+      let input = Pipe()
+      let errors = Pipe()
+      process.standardInput = input
+      process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+      process.standardError = errors
+      try process.run()
+      input.fileHandleForWriting.write(Data("+\n".utf8))
+      try input.fileHandleForWriting.close()
+      let said = errors.fileHandleForReading.readDataToEndOfFile()
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 1, "counter \(arguments)")
+      #expect(
+        String(decoding: said, as: UTF8.self)
+          == "error: cannot write the output: No space left on device\n")
+    }
+  }
+
   @Test func pipedSession() throws {
     let output = try Self.run("+\n+\n\n-\nquit\n+\n")
     #expect(output.status == 0)

@@ -48,7 +48,7 @@ case .failure(let error):
 }
 if arguments.wantsHelp {
   terminal.print(usage)
-  exit(0)
+  exit(terminal.exitStatus(after: 0))
 }
 
 let file = TodoFile(
@@ -114,5 +114,5 @@ loop: while true {
 await store.send(.exiting).finish()
 await store.waitForEffects()
 withExtendedLifetime(observers) {}
-if store.saveError != nil { exit(1) }
-exit(!terminal.isInteractive && refusedLines > 0 ? 1 : 0)
+if store.saveError != nil { exit(terminal.exitStatus(after: 1)) }
+exit(terminal.exitStatus(after: !terminal.isInteractive && refusedLines > 0 ? 1 : 0))
