@@ -206,7 +206,15 @@ public final class Terminal: Sendable {
       }
     }
     let input = input
-    return reader.withLock { $0.nextLine(from: input) }
+    let (line, unterminated) = reader.withLock { reader in
+      (reader.nextLine(from: input), reader.lastLineWasUnterminated)
+    }
+    if line != nil, unterminated, isInteractive, outputIsTerminal {
+      // Ctrl-D after typing: the cursor is still after the typed text. End that line, or the
+      // output the line causes would be glued to it.
+      shownPrompt.withLock { _ in noteFailure(Descriptor.write("\n", to: output)) }
+    }
+    return line
   }
 
   /// Ends the program with `status` when it receives `SIGINT` (Ctrl-C at a terminal), from any

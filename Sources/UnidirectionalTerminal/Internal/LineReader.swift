@@ -11,16 +11,21 @@ struct LineReader {
   private var scanned = 0
   /// Whether the descriptor reached its end (or failed).
   private var isAtEnd = false
+  /// Whether the line returned last had no line ending: input ended after it (at a terminal,
+  /// Ctrl-D pressed after typing it), so the screen's cursor is still on that line.
+  private(set) var lastLineWasUnterminated = false
 
   /// The next line without its line ending (`\n` or `\r\n`), the last unterminated one at the
   /// end of input, or `nil` once input has ended. Bytes that are not UTF-8 become U+FFFD.
   mutating func nextLine(from descriptor: Int32) -> String? {
     while true {
       if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
+        lastLineWasUnterminated = false
         return take(upTo: newline, skipping: 1)
       }
       scanned = buffer.count
       if isAtEnd {
+        lastLineWasUnterminated = start < buffer.count
         return start < buffer.count ? take(upTo: buffer.count, skipping: 0) : nil
       }
       fill(from: descriptor)

@@ -153,6 +153,17 @@ import UnidirectionalTestSupport
       #expect(session.shown.hasSuffix("count: 1\r\ncounter> \r\n"), "\(session.shown)")
     }
 
+    /// Ctrl-D after typing a command (twice: the first hands over the typed text, the second
+    /// ends input) runs it on a line of its own, not glued to the typed text.
+    @Test func endOfInputAfterTypedTextRunsItOnItsOwnLine() throws {
+      let session = try TerminalSession("counter", environment: Self.environment)
+      #expect(session.read(until: "counter> "))
+      session.type("+\u{04}")
+      session.type("\u{04}")
+      #expect(session.exitStatus() == 0)
+      #expect(session.shown.contains("counter> +\r\ncount: 1\r\n"), "\(session.shown)")
+    }
+
     /// Ctrl-C (SIGINT) while waiting for input: the program ends by the signal (status 130 to a
     /// shell, and a script running it stops), the prompt's line ended so the shell's prompt
     /// starts on its own line.
