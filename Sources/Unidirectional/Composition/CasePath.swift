@@ -62,9 +62,8 @@ public struct CasePath<Root, Value>: Sendable {
   /// route them with ``init(_:extract:)``.
   ///
   /// `extract(root)` returns the payload when `root`'s case has a payload of type `Value` and
-  /// `embed` of that payload makes a value of the same case. `embed` is called to check that
-  /// when another case has a payload of the same type (otherwise the payload's type names the
-  /// case), so it must be a constructor (or at least free of side effects). A closure that transforms
+  /// `embed` of that payload makes a value of the same case; `embed` is called to check that,
+  /// so it must be a constructor (or at least free of side effects). A closure that transforms
   /// its argument (`{ .login(LoginAction($0)) }`) is not a case path: use
   /// ``init(_:extract:)``.
   ///
@@ -115,9 +114,7 @@ public struct CasePath<Root, Value>: Sendable {
       EnumLayout.payload(payloadType, isLaidOutAs: Value.self)
     else { return nil }
     let value = layout.payload(of: root, tag: tag, as: Value.self)
-    // The only case with such a payload is this case path's own.
-    guard layout.cases[tag].sharesItsPayloadLayout else { return value }
-    // Another case has a payload of the same type: the embedded value tells which it is.
+    // Another case may have a payload of the same type: the embedded value tells.
     return layout.tag(of: embed(value)) == tag ? value : nil
   }
 }

@@ -43,9 +43,6 @@ struct EnumLayout: @unchecked Sendable {
     /// `Int`).
     @usableFromInline let payloadType: Any.Type?
     @usableFromInline let isIndirect: Bool
-    /// Whether another case has a payload laid out the same way: only then does a value of
-    /// this case need to be told apart from that case's by embedding it again.
-    @usableFromInline var sharesItsPayloadLayout = false
   }
 
   @usableFromInline let metadata: UnsafeRawPointer
@@ -162,13 +159,6 @@ struct EnumLayout: @unchecked Sendable {
         payloadType = isStoredAlikeEverywhere(type) ? type : nil
       }
       cases.append(Case(payloadType: payloadType, isIndirect: flags & 1 != 0))
-    }
-    for index in cases.indices {
-      guard let payloadType = cases[index].payloadType else { continue }
-      cases[index].sharesItsPayloadLayout = cases.indices.contains { other in
-        other != index
-          && cases[other].payloadType.map { payload($0, isLaidOutAs: payloadType) } ?? false
-      }
     }
     let storage = UnsafeMutableBufferPointer<Case>.allocate(capacity: cases.count)
     _ = storage.initialize(from: cases)

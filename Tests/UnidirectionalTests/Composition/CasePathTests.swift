@@ -360,3 +360,24 @@ import UnidirectionalTestSupport
     #expect(EnumLayout.of(Inner.self, withPayload: String.self)?.cases.count == 3)
   }
 }
+
+/// A constructor whose parameter is wider than the case path's value (Swift converts
+/// `(Int?) -> E` to `(Int) -> E`) names a case that is not the only one with an `Int` payload
+/// in disguise: only re-embedding the payload tells the cases apart.
+@Suite struct WiderConstructorTests {
+  enum Contravariant: Sendable {
+    case maybe(Int?)
+    case plain(Int)
+  }
+  enum Existential: Sendable {
+    case any(any Sendable)
+    case int(Int)
+  }
+
+  @Test func aConstructorTakingAWiderTypeMatchesOnlyItsOwnCase() {
+    let maybe: CasePath<Contravariant, Int> = .case(Contravariant.maybe)
+    #expect(maybe.extract(.plain(5)) == nil)
+    let any: CasePath<Existential, Int> = .case(Existential.any)
+    #expect(any.extract(.int(7)) == nil)
+  }
+}
