@@ -17,9 +17,13 @@
 ///    the key path must read it back, and on the original state the key path must read what
 ///    that property holds.
 ///
-/// A computed property that passes the probe and yet does not always read and write that one
-/// property (say, one that picks between two of them by a condition) would be reached at the
-/// wrong one: `ifLet`'s documentation asks for a key path that behaves like a stored property,
+/// The probe writes through the key path on a copy, then writes the value it found back (a
+/// setter that reaches into an object leaves it as it was), and requires that the setter
+/// changed nothing else of the parent's own storage. Key paths through a class are never
+/// probed. What no probe can prove is that a computed property always reads and writes that
+/// one property unchanged: one that transforms the child on the way, picks between two
+/// properties by a condition, or writes elsewhere only when a child is presented, would be
+/// bypassed. `ifLet`'s documentation asks for a key path that behaves like a stored property,
 /// as `\.$editor` does.
 @usableFromInline
 enum PresentationField {
@@ -38,34 +42,110 @@ enum PresentationField {
     }
   }
 
-  /// Key path objects seen, by identity: a key path literal in non-generic code is one object
-  /// for the life of the process, so most look-ups end here, without a lock.
-  private static let table = PermanentTable<Entry>(capacityLog2: 8)
-  /// Every key path resolved, by equality: generic code makes a new key path object each time
-  /// it evaluates a literal, and those are looked up here rather than added to the table.
-  private static let resolved = Locked<[AnyKeyPath: Int?]>([:])
+  /// What was found for each key path seen, up to a limit.
+  final class KeyPathCache: Sendable {
+    /// Key path objects seen, by identity: a key path literal in non-generic code is one object
+    /// for the life of the process, so most look-ups end here, without a lock.
+    private let table = PermanentTable<Entry>(capacityLog2: 8)
+    /// Key paths seen, by equality: generic code makes a new key path object each time it
+    /// evaluates a literal, and those are looked up here rather than added to the table.
+    private let resolved = Locked<[AnyKeyPath: Int?]>([:])
+    /// How many key paths are kept: each keeps its captured subscript arguments alive, and a
+    /// path with a changing subscript argument is a new key path every time. Past this, new
+    /// key paths are reached through the key path, without a probe.
+    let limit: Int
+
+    /// The number of key paths kept.
+    var count: Int { resolved.withLock { $0.count } }
+
+    init(limit: Int) {
+      self.limit = limit
+    }
+
+    /// The offset of the presentation `keyPath` names inside a `Root`, or `nil` if it must be
+    /// reached through the key path. Resolved with `root` the first time a key path is seen.
+    func offset<Root, Child>(
+      of keyPath: WritableKeyPath<Root, PresentationState<Child>>, probing root: inout Root
+    ) -> Int? {
+      let identity = PermanentTableKey(
+        first: UInt(bitPattern: ObjectIdentifier(keyPath)), second: 0)
+      if let known = table.find(identity, { $0.offset }) { return known }
+      if let offset = MemoryLayout<Root>.offset(of: keyPath) {
+        remember(keyPath, identity: identity, offset: offset)
+        return offset
+      }
+      // Most parent states hold no presentation of their own: then no probe, and nothing kept
+      // per key path (whose number has no bound), only per pair of types.
+      if candidates(in: Root.self, of: Child.self).isEmpty { return nil }
+      let cached: Int?? = resolved.withLock { resolved in
+        if let known = resolved[keyPath] { return .some(known) }
+        return resolved.count >= limit ? .some(nil) : nil
+      }
+      if let cached { return cached }
+      // Outside the lock: the probe runs the key path's getter and setter, which are the
+      // program's code.
+      let offset = resolve(keyPath, probing: root)
+      remember(keyPath, identity: identity, offset: offset)
+      return offset
+    }
+
+    /// Keeps what was found for `keyPath`, unless the cache is full.
+    private func remember<Root, Child>(
+      _ keyPath: WritableKeyPath<Root, PresentationState<Child>>, identity: PermanentTableKey,
+      offset: Int?
+    ) {
+      resolved.withLock { resolved in
+        guard resolved[keyPath] == nil, resolved.count < limit else { return }
+        resolved[keyPath] = .some(offset)
+        // Under the lock, so that writers of the table take turns. Another object for a key
+        // path already kept is not added to the table, which would keep every such object
+        // alive.
+        if table.find(identity, { _ in true }) == nil {
+          table.insert(Entry(keyPath: keyPath, offset: offset))
+        }
+      }
+    }
+  }
+
+  /// The key paths of the process's `ifLet`s.
+  static let shared = KeyPathCache(limit: 4_096)
 
   /// The offset of the presentation `keyPath` names inside a `Root`, or `nil` if it must be
-  /// reached through the key path. Resolved with `root` the first time a key path is seen.
+  /// reached through the key path (see ``KeyPathCache/offset(of:probing:)``).
   @usableFromInline
   static func offset<Root, Child>(
     of keyPath: WritableKeyPath<Root, PresentationState<Child>>, probing root: inout Root
   ) -> Int? {
-    let identity = PermanentTableKey(first: UInt(bitPattern: ObjectIdentifier(keyPath)), second: 0)
-    if let known = table.find(identity, \.offset) { return known }
-    return resolved.withLock { resolved -> Int? in
-      if let known = resolved[keyPath] {
-        // Another object for a key path already resolved: not added to the table, which would
-        // keep every such object alive.
-        return known
-      }
-      let offset = resolve(keyPath, probing: root)
-      resolved[keyPath] = .some(offset)
-      // Under the lock, so that writers of the table take turns.
-      if table.find(identity, { _ in true }) == nil {
-        table.insert(Entry(keyPath: keyPath, offset: offset))
-      }
-      return offset
+    shared.offset(of: keyPath, probing: &root)
+  }
+
+  /// The stored `PresentationState<Child>` properties of a `Root`, per pair of types.
+  private final class Candidates: PermanentTableEntry {
+    let key: PermanentTableKey
+    let offsets: [Int]
+
+    init(key: PermanentTableKey, offsets: [Int]) {
+      self.key = key
+      self.offsets = offsets
+    }
+  }
+  private static let candidateTable = PermanentTable<Candidates>(capacityLog2: 8)
+  private static let candidateCache = Locked<[PermanentTableKey: [Int]]>([:])
+
+  /// The offsets of `Root`'s stored properties of type `PresentationState<Child>`, read once per
+  /// pair of types.
+  static func candidates<Root, Child>(in _: Root.Type, of _: Child.Type) -> [Int] {
+    let key = PermanentTableKey(
+      first: UInt(bitPattern: ObjectIdentifier(Root.self)),
+      second: UInt(bitPattern: ObjectIdentifier(Child.self)))
+    if let known = candidateTable.find(key, { $0.offsets }) { return known }
+    return candidateCache.withLock { cache in
+      if let known = cache[key] { return known }
+      let offsets = storedPropertyOffsets(
+        of: Root.self, withType: PresentationState<Child>.self)
+      cache[key] = offsets
+      candidateTable.insert(Candidates(key: key, offsets: offsets))
+      return offsets
     }
   }
 
@@ -74,24 +154,44 @@ enum PresentationField {
     _ keyPath: WritableKeyPath<Root, PresentationState<Child>>, probing root: Root
   ) -> Int? {
     if let offset = MemoryLayout<Root>.offset(of: keyPath) { return offset }
-    let candidates = storedPropertyOffsets(of: Root.self, withType: PresentationState<Child>.self)
+    // A path through a class: what it names is not in the parent state's own storage.
+    guard !(keyPath is ReferenceWritableKeyPath<Root, PresentationState<Child>>) else {
+      return nil
+    }
+    let candidates = candidates(in: Root.self, of: Child.self)
     guard !candidates.isEmpty else { return nil }
     var original = root
     var probe = root
+    let saved = probe[keyPath: keyPath]
     var marker = PresentationState<Child>(wrappedValue: nil)
-    // Not a state a presentation is ever in (an identity without a value): only the probe's
-    // copy holds it, so it cannot be mistaken for anything the program made.
+    // Not a state a presentation is ever in (an identity without a value), and an identity
+    // never used before: it cannot be mistaken for anything the program made.
     marker.presentationID = PresentationState<Child>.nextID()
+    let before = bytes(of: &probe)
     probe[keyPath: keyPath] = marker
+    let after = bytes(of: &probe)
     let holders = candidates.filter {
       presentation(at: $0, in: &probe, as: Child.self).presentationID == marker.presentationID
     }
-    guard holders.count == 1, let offset = holders.first,
-      probe[keyPath: keyPath].presentationID == marker.presentationID,
+    let readBack = probe[keyPath: keyPath].presentationID
+    // Put back what the setter replaced: a setter that writes outside the copy (into an
+    // object) must not leave the marker there.
+    probe[keyPath: keyPath] = saved
+    guard holders.count == 1, let offset = holders.first, readBack == marker.presentationID,
       original[keyPath: keyPath].presentationID
         == presentation(at: offset, in: &original, as: Child.self).presentationID
     else { return nil }
+    // The setter wrote that property and nothing else of the parent's own storage.
+    let window = offset..<(offset + MemoryLayout<PresentationState<Child>>.size)
+    guard before.indices.allSatisfy({ window.contains($0) || before[$0] == after[$0] }) else {
+      return nil
+    }
     return offset
+  }
+
+  /// A copy of the bytes of `value`'s own storage.
+  private static func bytes<Value>(of value: inout Value) -> [UInt8] {
+    withUnsafeBytes(of: &value) { Array($0) }
   }
 
   /// The presentation stored at `offset` in `root`.

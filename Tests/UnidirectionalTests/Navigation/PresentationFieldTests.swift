@@ -200,4 +200,108 @@ import Testing
     #expect(wrong.withLock { $0 } == 0)
     #expect(Many.offsets.allSatisfy { $0 != nil })
   }
+
+  /// A presentation kept in an object, behind a computed property of a parent that has a
+  /// presentation of its own: the probe's write reaches the object, and must be undone.
+  final class Box: @unchecked Sendable {
+    // Safe: the tests touch it from one thread at a time.
+    var presentation: PresentationState<Child>
+    init(_ child: Child?) { presentation = PresentationState(wrappedValue: child) }
+  }
+
+  struct Boxed: Sendable {
+    @PresentationState var local: Child?
+    var box: Box
+    var boxed: PresentationState<Child> {
+      get { box.presentation }
+      set { box.presentation = newValue }
+    }
+  }
+
+  final class Model: @unchecked Sendable {
+    // Safe: the tests touch it from one thread at a time.
+    @PresentationState var sheet: Child?
+    init(_ child: Child?) { sheet = child }
+  }
+
+  struct Modelled: Sendable {
+    @PresentationState var local: Child?
+    var model: Model
+  }
+
+  /// Writes the presentation, and counts the writes in the parent's own storage.
+  struct Counting: Sendable {
+    @PresentationState var child: Child?
+    var writes = 0
+    var counted: PresentationState<Child> {
+      get { $child }
+      set {
+        $child = newValue
+        writes += 1
+      }
+    }
+  }
+
+  @Test func aProbeThroughAnObjectLeavesTheObjectAsItWas() {
+    let box = Box(Child(count: 5))
+    #expect(PresentationField.resolve(\Boxed.boxed, probing: Boxed(box: box)) == nil)
+    #expect(box.presentation.wrappedValue == Child(count: 5))
+    let empty = Box(nil)
+    #expect(PresentationField.resolve(\Boxed.boxed, probing: Boxed(box: empty)) == nil)
+    // Not left holding the probe's identity without a value.
+    #expect(empty.presentation.presentationID == nil)
+  }
+
+  @Test func aStoreWithAPresentationInAnObjectRunsItsChild() {
+    struct Feature: Reducer {
+      enum Action: Sendable {
+        case boxed(PresentationAction<Int>)
+        case nothing
+      }
+      var body: some Reducer<Boxed, Action> {
+        Reduce { _, _ in .none }
+          .ifLet(\.boxed, action: .case(Action.boxed)) { Pair.Counter() }
+      }
+    }
+    let box = Box(nil)
+    let store = Store(initialState: Boxed(box: box)) { Feature() }
+    store.send(.nothing)
+    box.presentation.wrappedValue = Child()
+    store.send(.boxed(.presented(3)))
+    #expect(box.presentation.wrappedValue == Child(count: 3))
+  }
+
+  @Test func aPathThroughAClassIsNeverProbed() {
+    let model = Model(Child(count: 5))
+    #expect(
+      PresentationField.resolve(\Modelled.model.$sheet, probing: Modelled(model: model)) == nil)
+    #expect(model.sheet == Child(count: 5))
+  }
+
+  @Test func aSetterThatAlsoWritesElsewhereKeepsItsKeyPath() {
+    #expect(PresentationField.resolve(\Counting.counted, probing: Counting()) == nil)
+    #expect(PresentationField.resolve(\Counting.$child, probing: Counting()) != nil)
+  }
+
+  @Test func keyPathsWithChangingArgumentsAreKeptUpToALimit() {
+    struct Rows: Sendable {
+      @PresentationState var own: Child?
+      var rows: [Int: PresentationState<Child>] = [:]
+      subscript(row id: Int) -> PresentationState<Child> {
+        get { rows[id] ?? PresentationState(wrappedValue: nil) }
+        set { rows[id] = newValue }
+      }
+    }
+    var state = Rows()
+    // A cache of its own: filling the process's would change what other tests see.
+    let cache = PresentationField.KeyPathCache(limit: 50)
+    let own = cache.offset(of: \Rows.$own, probing: &state)
+    #expect(own != nil)
+    for id in 0..<100 {
+      #expect(cache.offset(of: \Rows.[row: id], probing: &state) == nil)
+    }
+    #expect(cache.count == 50)
+    // Still answered for paths kept before.
+    #expect(cache.offset(of: \Rows.$own, probing: &state) == own)
+  }
 }
