@@ -35,7 +35,8 @@ public struct CasePath<Root, Value>: Sendable {
   /// The hand-written pattern match, if this case path has one.
   @usableFromInline let extractClosure: (@Sendable (Root) -> Value?)?
   /// The enum's runtime layout, for a case path made from a constructor alone.
-  @usableFromInline let layout: EnumLayout?
+  // Safe to share: the layout is immutable and never freed (see `EnumLayout.shared`).
+  @usableFromInline nonisolated(unsafe) let layout: UnsafePointer<EnumLayout>?
 
   /// Creates a case path from the case's constructor and a pattern match.
   ///
@@ -75,7 +76,7 @@ public struct CasePath<Root, Value>: Sendable {
   /// after that, creating one is a cache look-up and `extract` O(1).
   @inlinable
   public init(_ embed: @escaping @Sendable (Value) -> Root) {
-    guard let layout = EnumLayout.of(Root.self, withPayload: Value.self) else {
+    guard let layout = EnumLayout.shared(Root.self, withPayload: Value.self) else {
       Self.noSuchCase()
     }
     self.embed = embed
@@ -108,7 +109,7 @@ public struct CasePath<Root, Value>: Sendable {
   /// - Complexity: O(1).
   @inlinable
   public func extract(_ root: Root) -> Value? {
-    guard let layout else { return extractClosure?(root) }
+    guard let layout = layout?.pointee else { return extractClosure?(root) }
     let tag = layout.tag(of: root)
     guard let payloadType = layout.cases[tag].payloadType,
       EnumLayout.payload(payloadType, isLaidOutAs: Value.self)

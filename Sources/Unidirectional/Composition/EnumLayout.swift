@@ -64,6 +64,16 @@ struct EnumLayout: @unchecked Sendable {
   /// records). Read once per pair of types, then cached.
   @inlinable
   static func of<Root, Value>(_: Root.Type, withPayload _: Value.Type) -> EnumLayout? {
+    shared(Root.self, withPayload: Value.self)?.pointee
+  }
+
+  /// ``of(_:withPayload:)``, kept for the life of the process: a case path holds one word
+  /// rather than a copy of the layout, which every reducer holding it would copy on every
+  /// action.
+  @inlinable
+  static func shared<Root, Value>(_: Root.Type, withPayload _: Value.Type)
+    -> UnsafePointer<EnumLayout>?
+  {
     let key = PermanentTableKey(
       first: UInt(bitPattern: ObjectIdentifier(Root.self)),
       second: UInt(bitPattern: ObjectIdentifier(Value.self)))
@@ -76,14 +86,19 @@ struct EnumLayout: @unchecked Sendable {
   @usableFromInline
   static func reading<Root, Value>(
     _: Root.Type, withPayload _: Value.Type, key: PermanentTableKey
-  ) -> EnumLayout? {
-    cache.withLock { cache -> EnumLayout? in
+  ) -> UnsafePointer<EnumLayout>? {
+    cache.withLock { cache -> UnsafePointer<EnumLayout>? in
       if let known = cache[key] { return known }
-      let layout = read(Root.self).flatMap { layout in
-        layout.cases.contains {
-          $0.payloadType.map { payload($0, isLaidOutAs: Value.self) } ?? false
-        }
-          ? layout : nil
+      let layout = read(Root.self).flatMap { layout -> UnsafePointer<EnumLayout>? in
+        guard
+          layout.cases.contains(where: {
+            $0.payloadType.map { payload($0, isLaidOutAs: Value.self) } ?? false
+          })
+        else { return nil }
+        // Never freed: case paths hold it without a reference.
+        let storage = UnsafeMutablePointer<EnumLayout>.allocate(capacity: 1)
+        storage.initialize(to: layout)
+        return UnsafePointer(storage)
       }
       cache[key] = .some(layout)
       // Under the lock, so that writers of the table take turns.
@@ -96,9 +111,10 @@ struct EnumLayout: @unchecked Sendable {
   @usableFromInline
   final class Entry: PermanentTableEntry {
     @usableFromInline let key: PermanentTableKey
-    @usableFromInline let layout: EnumLayout?
+    // Safe to share: the layout is immutable and never freed.
+    @usableFromInline nonisolated(unsafe) let layout: UnsafePointer<EnumLayout>?
 
-    init(key: PermanentTableKey, layout: EnumLayout?) {
+    init(key: PermanentTableKey, layout: UnsafePointer<EnumLayout>?) {
       self.key = key
       self.layout = layout
     }
@@ -106,7 +122,8 @@ struct EnumLayout: @unchecked Sendable {
 
   @usableFromInline static let table = PermanentTable<Entry>(capacityLog2: 10)
 
-  private static let cache = Locked<[PermanentTableKey: EnumLayout?]>([:])
+  // Safe: the pointers are to immutable layouts that are never freed.
+  private static let cache = Locked<[PermanentTableKey: UnsafePointer<EnumLayout>?]>([:])
 
   /// The tag of `value`'s case if `Value` is an enum whose layout can be read, `nil` otherwise.
   /// The layout is read once per type, then cached.
