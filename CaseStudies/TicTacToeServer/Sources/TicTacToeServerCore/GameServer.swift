@@ -119,14 +119,28 @@ public final class GameServer: Sendable {
   /// - Returns: The session's id, for ``receive(_:from:)`` and ``disconnect(_:reason:)``.
   public func connect(_ link: ClientLink) -> Int {
     let id = nextSession.add(1, ordering: .relaxed).oldValue
+    let fields = Locked(SessionEntry.Fields())
+    // The idle timer reads the turn from the game's store when it fires (every quarter of the
+    // timeout), so moves send the session nothing.
+    let gameTurn = GameTurnReader {
+      guard
+        let (game, player) = fields.withLock({ fields in fields.game.map { ($0, fields.player) } }),
+        let player
+      else { return nil }
+      let room = game.store
+      let moves = room.moves.count
+      guard room.outcome == nil else { return GameTurn(isMine: false, moves: moves) }
+      return GameTurn(isMine: room[\.game.currentPlayer] == player, moves: moves)
+    }
     let store = withDependencies {
       $0 = dependencies
     } operation: {
       Store(initialState: Session.State(id: id, idleTimeout: configuration.idleTimeout)) {
-        Session()
+        Session(gameTurn: gameTurn)
       }
     }
-    let entry = SessionEntry(id: id, store: store, link: link, journalLog: journal?.log)
+    let entry = SessionEntry(
+      id: id, store: store, fields: fields, link: link, journalLog: journal?.log)
     sessions.withLock { $0[id] = entry }
     let token = store.observe { [weak self, weak store, weak entry] in
       guard let self, let store, let entry else { return }
@@ -454,20 +468,14 @@ public final class GameServer: Sendable {
   }
 
   /// What a player's session does after it is sent a view: back to the lobby once the game is
-  /// over, else the idle timer follows the turn.
+  /// over. (Its idle timer reads the turn from the game when it fires: nothing to do per move.)
   private func afterView(_ view: GameView, _ entry: SessionEntry, as player: Player) {
-    if view.outcome != nil {
-      entry.withLock { fields in
-        fields.game = nil
-        fields.player = nil
-      }
-      entry.store.send(.gameEnded)
-    } else {
-      let isMine = view.turn == player
-      if entry.store.awaitsClient != isMine || entry.store.idleTicks != 0 {
-        entry.store.send(.turnChanged(isMine: isMine))
-      }
+    guard view.outcome != nil else { return }
+    entry.withLock { fields in
+      fields.game = nil
+      fields.player = nil
     }
+    entry.store.send(.gameEnded)
   }
 
   private func finish(_ game: String, outcome: GameRoom.Outcome, moves: Int) {

@@ -21,6 +21,12 @@ import Unidirectional
 /// fifth tick closes the session. So a client is closed after between 1 and 1.25 timeouts of
 /// silence. Restarting a timer on every frame would create and cancel a task per move, which
 /// costs more than the move.
+///
+/// In a game, whose turn it is belongs to the game's store, not to the session: the timer reads
+/// it (through the ``GameTurnReader`` the session was made with) each time it fires, and the
+/// tick carries it. A move count that changed since the last tick means the turn changed in
+/// between, which resets the count as if the session had been told at once. So a move costs the
+/// session stores nothing, where telling both sessions of every turn cost two actions per move.
 public struct Session: Reducer {
   /// Where the client is.
   public enum Phase: Equatable, Sendable {
@@ -48,8 +54,11 @@ public struct Session: Reducer {
     public var phase = Phase.connected
     /// The last game the client played, so that a late move for it gets `game-over`.
     public var lastGame: String?
-    /// Whether the server is waiting on the client, so that idle ticks count.
+    /// Whether the server is waiting on the client, so that idle ticks count. In a game, as of
+    /// the last tick (the tick reads the game's turn).
     public var awaitsClient = true
+    /// In a game: the game's move count the last tick read; `nil` before the first.
+    public var turnMoves: Int?
     /// Ticks (quarters of the idle timeout) counted while the server waited, since the last
     /// frame.
     public var idleTicks = 0
@@ -79,8 +88,9 @@ public struct Session: Reducer {
   public enum Action: Equatable, Sendable {
     /// The connection opened: the idle timer starts.
     case connected
-    /// A quarter of the idle timeout passed.
-    case idleTick
+    /// A quarter of the idle timeout passed; in a game, with the game's turn as the timer read
+    /// it (`nil` outside games).
+    case idleTick(GameTurn?)
     /// The client sent a frame (any frame, valid or not).
     case frameReceived
     /// The client said hello under `name`.
@@ -93,8 +103,6 @@ public struct Session: Reducer {
     case matched(game: String, player: Player, opponent: String)
     /// The client took its seat again in a game that survived a restart, under its name there.
     case rejoined(game: String, player: Player, opponent: String, name: String)
-    /// The game's turn changed: whether it is now the client's.
-    case turnChanged(isMine: Bool)
     /// The client's game ended (or the client left it); it is back in the lobby.
     case gameEnded
     /// The session ends, for `reason`: its timer is cancelled.
@@ -104,23 +112,42 @@ public struct Session: Reducer {
   enum TimerID: Hashable, Sendable { case idle }
 
   @Dependency(\.continuousClock) var clock
+  /// Where the timer reads the turn of the session's game.
+  let gameTurn: GameTurnReader
 
   /// Creates the reducer.
-  public init() {}
+  ///
+  /// - Parameter gameTurn: Reads the turn of the game the session plays, each time the idle
+  ///   timer fires. By default, none: the session counts its ticks in a game only once the
+  ///   reader says it is its turn.
+  public init(gameTurn: GameTurnReader = GameTurnReader { nil }) {
+    self.gameTurn = gameTurn
+  }
 
   /// Moves the session between phases and keeps its idle timer.
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     if case .closed = state.phase { return .none }
     switch action {
     case .connected:
-      return .run { [clock, tick = state.idleTimeout / Self.ticksPerTimeout] send in
+      return .run { [clock, gameTurn, tick = state.idleTimeout / Self.ticksPerTimeout] send in
         while true {
           try await clock.sleep(for: tick)
-          await send(.idleTick)
+          await send(.idleTick(gameTurn.read()))
         }
       }
       .cancellable(id: TimerID.idle, cancelInFlight: true)
-    case .idleTick:
+    case .idleTick(let turn):
+      if case .playing = state.phase {
+        // No turn read (the game is gone, or the server has not seated the player yet): the
+        // server is not waiting on this client.
+        let isMine = turn?.isMine ?? false
+        if let turn, turn.moves != state.turnMoves {
+          // The turn changed since the last tick: the wait, if any, started within this tick.
+          state.turnMoves = turn.moves
+          if state.idleTicks != 0 { state.idleTicks = 0 }
+        }
+        if state.awaitsClient != isMine { state.awaitsClient = isMine }
+      }
       guard state.awaitsClient else { return .none }
       state.idleTicks += 1
       guard state.idleTicks > Self.ticksPerTimeout else { return .none }
@@ -146,19 +173,19 @@ public struct Session: Reducer {
     case .matched(let game, let player, let opponent):
       guard state.phase == .queued else { return .none }
       state.phase = .playing(game: game, player: player, opponent: opponent)
+      state.turnMoves = nil
       return setAwaited(player == .x, &state)
     case .rejoined(let game, let player, let opponent, let name):
       guard state.phase == .connected || state.phase == .lobby else { return .none }
       state.name = name
       state.phase = .playing(game: game, player: player, opponent: opponent)
+      state.turnMoves = nil
       return .none
-    case .turnChanged(let isMine):
-      guard state.game != nil else { return .none }
-      return setAwaited(isMine, &state)
     case .gameEnded:
       guard let game = state.game else { return .none }
       state.lastGame = game
       state.phase = .lobby
+      state.turnMoves = nil
       return setAwaited(true, &state)
     case .close(let reason):
       state.phase = .closed(reason)
@@ -175,5 +202,40 @@ public struct Session: Reducer {
     if state.awaitsClient != awaited { state.awaitsClient = awaited }
     if state.idleTicks != 0 { state.idleTicks = 0 }
     return .none
+  }
+}
+
+/// Whose turn it is in a game, as a session's idle timer reads it when it fires.
+public struct GameTurn: Equatable, Sendable {
+  /// Whether the server waits on the session's player: the game is on and it is its turn.
+  public var isMine: Bool
+  /// The game's accepted moves: a count that changed since the last tick means the turn
+  /// changed in between.
+  public var moves: Int
+
+  /// Creates a reading.
+  ///
+  /// - Parameters:
+  ///   - isMine: Whether the game is on and it is the session's player's turn.
+  ///   - moves: The game's accepted moves.
+  public init(isMine: Bool, moves: Int) {
+    self.isMine = isMine
+    self.moves = moves
+  }
+}
+
+/// Reads the turn of the game a session plays, for its idle timer (see ``Session``).
+///
+/// It is called on the timer's task, once per tick, outside any store's reducer or observer, so
+/// it may read the game's store.
+public struct GameTurnReader: Sendable {
+  /// Returns the turn of the session's game, or `nil` if it plays none.
+  public var read: @Sendable () -> GameTurn?
+
+  /// Creates a reader.
+  ///
+  /// - Parameter read: Returns the turn of the session's game, or `nil` if it plays none.
+  public init(_ read: @escaping @Sendable () -> GameTurn?) {
+    self.read = read
   }
 }

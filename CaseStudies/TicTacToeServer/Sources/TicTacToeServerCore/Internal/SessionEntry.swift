@@ -31,17 +31,19 @@ final class SessionEntry: Sendable {
   let id: Int
   let store: Store<Session.State, Session.Action>
   let link: ClientLink
-  let fields = Locked(Fields())
+  /// Shared with the session's idle timer, which reads the game and side from it.
+  let fields: Locked<Fields>
   /// The journal's log on a durable server.
   let journalLog: DurableActionLog<Journal.Action>?
   let outbox = Locked(Outbox())
 
   init(
-    id: Int, store: Store<Session.State, Session.Action>, link: ClientLink,
-    journalLog: DurableActionLog<Journal.Action>?
+    id: Int, store: Store<Session.State, Session.Action>, fields: Locked<Fields>,
+    link: ClientLink, journalLog: DurableActionLog<Journal.Action>?
   ) {
     self.id = id
     self.store = store
+    self.fields = fields
     self.link = link
     self.journalLog = journalLog
   }
