@@ -98,11 +98,25 @@ public final class GameServer: Sendable {
     for (id, record) in journaled.games.sorted(by: { $0.key < $1.key }) {
       reopen(id, record)
     }
-    let token = lobby.observe { [weak self] in
-      guard let self, let pairing = self.lobby.lastPairing else { return }
+    // `unowned(unsafe)`, not `weak`: a weakly referenced object takes the slow path of every
+    // retain and release. Safe: only the server sends the lobby actions, so the observer runs
+    // inside a call on the server (or in `observe`, here), never after it is gone.
+    let token = lobby.observe { [unowned(unsafe) self] in
+      guard let pairing = self.lobby.lastPairing else { return }
       self.start(pairing)
     }
     lobbyToken.withLock { $0 = token }
+  }
+
+  deinit {
+    // Observers hold their session and game entries strongly (see `connect` and `makeGame`);
+    // cancelling them ends those cycles for sessions and games still open.
+    for entry in sessions.withLock({ $0.values }) {
+      entry.withLock(\.sessionToken)?.cancel()
+    }
+    for entry in games.withLock({ $0.values }) {
+      entry.keeper.withLock { $0 }?.cancel()
+    }
   }
 
   /// The server's counts now.
@@ -142,8 +156,14 @@ public final class GameServer: Sendable {
     let entry = SessionEntry(
       id: id, store: store, fields: fields, link: link, journalLog: journal?.log)
     sessions.withLock { $0[id] = entry }
-    let token = store.observe { [weak self, weak store, weak entry] in
-      guard let self, let store, let entry else { return }
+    // The store `unowned(unsafe)` and the entry strongly, not `weak` (a weakly referenced
+    // object takes the slow path of every retain and release, and these are retained on every
+    // frame). Safe: a store runs its observers from its own methods, so it is alive; the entry's
+    // cycle (entry, store, observer) ends when the token is cancelled, by `disconnect` or by the
+    // server's deinit. The server stays `weak`: the idle timer can close a session from its own
+    // task, after the server is gone.
+    let token = store.observe { [weak self, unowned(unsafe) store, entry] in
+      guard let self else { return }
       let phase = store.phase
       switch phase {
       case .closed(let reason):
@@ -322,8 +342,11 @@ public final class GameServer: Sendable {
     games.withLock { $0[id] = entry }
     // One observer per game, not one per player: both players see the same view, so it is
     // read and encoded once, and pushed to the seats; it also closes the game once it is over.
-    let keeper = room.observe { [weak self, weak entry] in
-      guard let self, let entry else { return }
+    // Not `weak` (a weakly referenced object takes the slow path of every retain and release).
+    // The server `unowned(unsafe)`: only the server sends actions to a game, so the observer
+    // runs inside a call on the server. The entry strongly: the cycle (entry, store, observer)
+    // ends when the keeper is cancelled, by `finish` or by the server's deinit.
+    let keeper = room.observe { [unowned(unsafe) self, entry] in
       self.push(entry, id: id)
     }
     entry.keeper.withLock { $0 = keeper }
