@@ -68,8 +68,8 @@ public final class GameServer: Sendable {
   }
 
   let configuration: Configuration
-  /// The dependencies in force at creation: every store the server makes uses them (tests put a
-  /// `TestClock` there).
+  /// The dependencies in force at creation: session stores, whose timer reads the clock, use
+  /// them (tests put a `TestClock` there).
   let dependencies: DependencyValues
   let lobby: Store<Lobby.State, Lobby.Action>
   let sessions = Locked<[Int: SessionEntry]>([:])
@@ -280,9 +280,10 @@ public final class GameServer: Sendable {
         throw FrameError(.notAPlayer, "you do not play in game \(game)")
       }
       let move = GameRoom.Move(player: player, cell: cell, seq: seq)
+      // Two reads, not three: the board and the turn come in one copy of the game.
+      let played = room.game
       if let refusal = GameRoom.refusal(
-        of: move, outcome: room.outcome, turn: room[\.game.currentPlayer],
-        cells: room[\.game.board.cells])
+        of: move, outcome: room.outcome, turn: played.currentPlayer, cells: played.board.cells)
       {
         // The room counts it (its logs read the count); no client reads that, so no frame.
         room.send(.move(move))
@@ -331,11 +332,9 @@ public final class GameServer: Sendable {
           lastJournalTask.withLock { $0 = task }
         }))
     }
-    let room = withDependencies {
-      $0 = dependencies
-    } operation: {
-      Store(initialState: state, reducer: GameRoom(), interceptors: interceptors)
-    }
+    // Made without the server's dependencies bound (a task-local push and pop per game): a
+    // room reads none. Sessions, whose timer runs on the clock, are made with them.
+    let room = Store(initialState: state, reducer: GameRoom(), interceptors: interceptors)
     let entry = GameEntry(
       store: room, names: (state.game.xName, state.game.oName), tokens: tokens,
       lastJournalTask: lastJournalTask)
@@ -436,9 +435,12 @@ public final class GameServer: Sendable {
   private func view(of game: GameEntry, id: String) -> GameView {
     let room = game.store
     let moves = room.moves
+    // The board and the turn in one read of the game: each tracked value that changes costs
+    // the observer a probe to refresh after the action, and both change with every move.
+    let played = room.game
     return GameView(
-      game: id, board: room[\.game.board], turn: room[\.game.currentPlayer],
-      moveCount: moves.count, lastMove: moves.last, outcome: room.outcome)
+      game: id, board: played.board, turn: played.currentPlayer, moveCount: moves.count,
+      lastMove: moves.last, outcome: room.outcome)
   }
 
   /// The game's observer: sends its players what they see of it, and closes it once it is over.
