@@ -453,7 +453,7 @@ public final class GameServer: Sendable {
     let sent = game.seats.withLock { seats -> [(Player, SessionEntry)] in
       guard !seats.isEmpty else { return [] }
       let sent = send(view, of: game, to: &seats, only: nil)
-      if view.outcome != nil { seats = [:] }
+      if view.outcome != nil { seats = GameEntry.Seats() }
       return sent
     }
     // Session actions run outside the lock: their observers may send frames of their own.
@@ -465,7 +465,7 @@ public final class GameServer: Sendable {
   ///
   /// On a durable server, the frame waits for the journal entry of the change it shows.
   private func send(
-    _ view: GameView, of game: GameEntry, to seats: inout [Player: GameEntry.Seat],
+    _ view: GameView, of game: GameEntry, to seats: inout GameEntry.Seats,
     only: Player?
   ) -> [(Player, SessionEntry)] {
     let shown = (moves: view.moveCount, isOver: view.outcome != nil)

@@ -141,6 +141,21 @@ final class GameEntry: Sendable {
     var shown: (moves: Int, isOver: Bool)?
   }
 
+  /// X's seat and O's: two fields, not a dictionary, which hashed the player on every access.
+  struct Seats {
+    var x: Seat?
+    var o: Seat?
+
+    subscript(player: Player) -> Seat? {
+      get { player == .x ? x : o }
+      set {
+        if player == .x { x = newValue } else { o = newValue }
+      }
+    }
+
+    var isEmpty: Bool { x == nil && o == nil }
+  }
+
   let store: Store<Game.State, Game.Action>
   /// The observer that pushes the game to its seats and closes it once it is over.
   let keeper = Locked<ObservationToken?>(nil)
@@ -150,7 +165,7 @@ final class GameEntry: Sendable {
   let names: (x: String, o: String)
   /// The sessions in the seats now. Frames of the game are sent under this lock, so that a
   /// seat taken while the observer runs gets every view once, in order.
-  let seats = Locked<[Player: Seat]>([:])
+  let seats = Locked(Seats())
   /// The task of the journal entry of the game's last change: frames reporting it wait for it.
   let lastJournalTask: Locked<StoreTask?>
 
