@@ -240,8 +240,18 @@ public final class GameServer: Sendable {
   // MARK: Frames
 
   private func handle(_ frame: ClientFrame, _ entry: SessionEntry) throws(FrameError) {
-    // The fields it needs, read one by one and only when needed (a move reads the phase
-    // alone): `store.state` is a generic key path read, which costs more than the move.
+    if case .move(let game, let cell, let seq) = frame {
+      // The hot path: the seat the session holds (set when it is seated, cleared when its game
+      // ends), which names the game and the side without a read of the session's store or a
+      // look-up in the games.
+      let (seated, player) = entry.withLock { ($0.game, $0.player) }
+      if let seated, let player, seated.id == game {
+        try play(GameRoom.Move(player: player, cell: cell, seq: seq), in: seated.store)
+        return
+      }
+    }
+    // The fields it needs, read one by one and only when needed: `store.state` is a generic key
+    // path read, which costs more than the move.
     let session = SessionFields(id: entry.id, phase: entry.store.phase, store: entry.store)
     switch frame {
     case .hello(let name):
@@ -279,17 +289,7 @@ public final class GameServer: Sendable {
         }
         throw FrameError(.notAPlayer, "you do not play in game \(game)")
       }
-      let move = GameRoom.Move(player: player, cell: cell, seq: seq)
-      // Two reads, not three: the board and the turn come in one copy of the game.
-      let played = room.game
-      if let refusal = GameRoom.refusal(
-        of: move, outcome: room.outcome, turn: played.currentPlayer, cells: played.board.cells)
-      {
-        // The room counts it (its logs read the count); no client reads that, so no frame.
-        room.send(.move(move))
-        throw FrameError(.refused(refusal), refusal.message(for: player))
-      }
-      room.send(.move(move))
+      try play(GameRoom.Move(player: player, cell: cell, seq: seq), in: room)
     case .ping:
       entry.deliver(.pong)
     case .quit:
@@ -315,6 +315,22 @@ public final class GameServer: Sendable {
     }
   }
 
+  /// Plays a move of a player of the room, or throws why it is refused.
+  private func play(
+    _ move: GameRoom.Move, in room: Store<GameRoom.State, GameRoom.Action>
+  ) throws(FrameError) {
+    // Two reads, not three: the board and the turn come in one copy of the game.
+    let played = room.game
+    if let refusal = GameRoom.refusal(
+      of: move, outcome: room.outcome, turn: played.currentPlayer, cells: played.board.cells)
+    {
+      // The room counts it (its logs read the count); no client reads that, so no frame.
+      room.send(.move(move))
+      throw FrameError(.refused(refusal), refusal.message(for: move.player))
+    }
+    room.send(.move(move))
+  }
+
   // MARK: Games
 
   /// Makes a game's store; on a durable server, each change it makes is journaled in its order.
@@ -336,7 +352,7 @@ public final class GameServer: Sendable {
     // room reads none. Sessions, whose timer runs on the clock, are made with them.
     let room = Store(initialState: state, reducer: GameRoom(), interceptors: interceptors)
     let entry = GameEntry(
-      store: room, names: (state.game.xName, state.game.oName), tokens: tokens,
+      id: id, store: room, names: (state.game.xName, state.game.oName), tokens: tokens,
       lastJournalTask: lastJournalTask)
     games.withLock { $0[id] = entry }
     // One observer per game, not one per player: both players see the same view, so it is

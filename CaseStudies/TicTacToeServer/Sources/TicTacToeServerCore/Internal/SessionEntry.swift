@@ -156,6 +156,8 @@ final class GameEntry: Sendable {
     var isEmpty: Bool { x == nil && o == nil }
   }
 
+  /// The game's id (the store's, kept here so that routing a move reads no store).
+  let id: String
   let store: Store<Game.State, Game.Action>
   /// The observer that pushes the game to its seats and closes it once it is over.
   let keeper = Locked<ObservationToken?>(nil)
@@ -172,9 +174,10 @@ final class GameEntry: Sendable {
   typealias Game = GameRoom
 
   init(
-    store: Store<GameRoom.State, GameRoom.Action>, names: (x: String, o: String),
+    id: String, store: Store<GameRoom.State, GameRoom.Action>, names: (x: String, o: String),
     tokens: (x: String, o: String)?, lastJournalTask: Locked<StoreTask?>
   ) {
+    self.id = id
     self.store = store
     self.names = names
     self.tokens = tokens
