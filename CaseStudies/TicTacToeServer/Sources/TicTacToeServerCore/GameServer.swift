@@ -134,27 +134,22 @@ public final class GameServer: Sendable {
   public func connect(_ link: ClientLink) -> Int {
     let id = nextSession.add(1, ordering: .relaxed).oldValue
     let fields = Locked(SessionEntry.Fields())
-    // The idle timer reads the turn from the game's store when it fires (every quarter of the
-    // timeout), so moves send the session nothing.
-    let gameTurn = GameTurnReader {
-      guard
-        let (game, player) = fields.withLock({ fields in fields.game.map { ($0, fields.player) } }),
-        let player
-      else { return nil }
-      let room = game.store
-      let moves = room.moves.count
-      guard room.outcome == nil else { return GameTurn(isMine: false, moves: moves) }
-      return GameTurn(isMine: room[\.game.currentPlayer] == player, moves: moves)
+    let frames = FrameSignal()
+    // The idle timer reads, when it fires (every quarter of the timeout), whether a frame came
+    // and the turn from the game's store: frames and moves send the session nothing.
+    let idleReader = IdleReader {
+      IdleReading(sawFrame: frames.take(), turn: Self.turn(of: fields))
     }
     let store = withDependencies {
       $0 = dependencies
     } operation: {
       Store(initialState: Session.State(id: id, idleTimeout: configuration.idleTimeout)) {
-        Session(gameTurn: gameTurn)
+        Session(idleReader: idleReader)
       }
     }
     let entry = SessionEntry(
-      id: id, store: store, fields: fields, link: link, journalLog: journal?.log)
+      id: id, store: store, fields: fields, frames: frames, link: link,
+      journalLog: journal?.log)
     sessions.withLock { $0[id] = entry }
     // The store `unowned(unsafe)` and the entry strongly, not `weak` (a weakly referenced
     // object takes the slow path of every retain and release, and these are retained on every
@@ -184,9 +179,8 @@ public final class GameServer: Sendable {
   ///   - id: The session it came from. Frames of a closed session are ignored.
   public func receive(_ line: some Collection<UInt8>, from id: Int) {
     guard let entry = sessions.withLock({ $0[id] }) else { return }
-    // A frame resets the idle count; skipping the action when there is nothing to reset keeps
-    // a move to one action on the session store's side.
-    if entry.store.idleTicks != 0 { entry.store.send(.frameReceived) }
+    // A frame resets the idle count: the next tick reads this and resets it (see `Session`).
+    entry.frames.signal()
     let frame: ClientFrame
     do throws(FrameError) {
       frame = try ClientFrame.decode(line)
@@ -313,6 +307,18 @@ public final class GameServer: Sendable {
       entry.store.send(.rejoined(game: game, player: player, opponent: opponent, name: name))
       seat(entry, in: gameEntry, as: player, after: nil)
     }
+  }
+
+  /// The turn of the game a session is seated in, for its idle timer; `nil` if it is in none.
+  private static func turn(of fields: Locked<SessionEntry.Fields>) -> GameTurn? {
+    guard
+      let (game, player) = fields.withLock({ fields in fields.game.map { ($0, fields.player) } }),
+      let player
+    else { return nil }
+    let room = game.store
+    let moves = room.moves.count
+    guard room.outcome == nil else { return GameTurn(isMine: false, moves: moves) }
+    return GameTurn(isMine: room[\.game.currentPlayer] == player, moves: moves)
   }
 
   /// Plays a move of a player of the room, or throws why it is refused.

@@ -22,11 +22,13 @@ import Unidirectional
 /// silence. Restarting a timer on every frame would create and cancel a task per move, which
 /// costs more than the move.
 ///
-/// In a game, whose turn it is belongs to the game's store, not to the session: the timer reads
-/// it (through the ``GameTurnReader`` the session was made with) each time it fires, and the
-/// tick carries it. A move count that changed since the last tick means the turn changed in
-/// between, which resets the count as if the session had been told at once. So a move costs the
-/// session stores nothing, where telling both sessions of every turn cost two actions per move.
+/// The timer reads what happened since the last tick when it fires (through the
+/// ``IdleReader`` the session was made with), and the tick carries it (an ``IdleReading``):
+/// whether the client sent a frame, and in a game, the game's turn, which belongs to the game's
+/// store. A frame, or a move count that changed since the last tick (the turn changed in
+/// between), resets the count before the tick counts, which gives the count the session would
+/// have had if told at once. So frames and moves cost the session store nothing, where a reset
+/// per frame and a turn per move cost a store read per frame and two actions per move.
 public struct Session: Reducer {
   /// Where the client is.
   public enum Phase: Equatable, Sendable {
@@ -88,11 +90,8 @@ public struct Session: Reducer {
   public enum Action: Equatable, Sendable {
     /// The connection opened: the idle timer starts.
     case connected
-    /// A quarter of the idle timeout passed; in a game, with the game's turn as the timer read
-    /// it (`nil` outside games).
-    case idleTick(GameTurn?)
-    /// The client sent a frame (any frame, valid or not).
-    case frameReceived
+    /// A quarter of the idle timeout passed, with what the timer read as it fired.
+    case idleTick(IdleReading)
     /// The client said hello under `name`.
     case hello(name: String)
     /// The client queued for a game.
@@ -112,16 +111,17 @@ public struct Session: Reducer {
   enum TimerID: Hashable, Sendable { case idle }
 
   @Dependency(\.continuousClock) var clock
-  /// Where the timer reads the turn of the session's game.
-  let gameTurn: GameTurnReader
+  /// What the timer reads each time it fires.
+  let idleReader: IdleReader
 
   /// Creates the reducer.
   ///
-  /// - Parameter gameTurn: Reads the turn of the game the session plays, each time the idle
-  ///   timer fires. By default, none: the session counts its ticks in a game only once the
-  ///   reader says it is its turn.
-  public init(gameTurn: GameTurnReader = GameTurnReader { nil }) {
-    self.gameTurn = gameTurn
+  /// - Parameter idleReader: Reads, each time the idle timer fires, whether the client sent a
+  ///   frame since the last tick and the turn of the game it plays. By default, never a frame
+  ///   and no game: the session counts its ticks in a game only once the reader says it is its
+  ///   turn.
+  public init(idleReader: IdleReader = IdleReader { IdleReading(sawFrame: false, turn: nil) }) {
+    self.idleReader = idleReader
   }
 
   /// Moves the session between phases and keeps its idle timer.
@@ -129,14 +129,17 @@ public struct Session: Reducer {
     if case .closed = state.phase { return .none }
     switch action {
     case .connected:
-      return .run { [clock, gameTurn, tick = state.idleTimeout / Self.ticksPerTimeout] send in
+      return .run { [clock, idleReader, tick = state.idleTimeout / Self.ticksPerTimeout] send in
         while true {
           try await clock.sleep(for: tick)
-          await send(.idleTick(gameTurn.read()))
+          await send(.idleTick(idleReader.read()))
         }
       }
       .cancellable(id: TimerID.idle, cancelInFlight: true)
-    case .idleTick(let turn):
+    case .idleTick(let reading):
+      // A frame since the last tick: the count starts again, from this tick.
+      if reading.sawFrame, state.idleTicks != 0 { state.idleTicks = 0 }
+      let turn = reading.turn
       if case .playing = state.phase {
         // No turn read (the game is gone, or the server has not seated the player yet): the
         // server is not waiting on this client.
@@ -154,9 +157,6 @@ public struct Session: Reducer {
       state.phase = .closed(.idle)
       state.awaitsClient = false
       return .cancel(id: TimerID.idle)
-    case .frameReceived:
-      if state.idleTicks != 0 { state.idleTicks = 0 }
-      return .none
     case .hello(let name):
       guard state.phase == .connected else { return .none }
       state.name = name
@@ -224,18 +224,37 @@ public struct GameTurn: Equatable, Sendable {
   }
 }
 
-/// Reads the turn of the game a session plays, for its idle timer (see ``Session``).
+/// What a session's idle timer read as it fired.
+public struct IdleReading: Equatable, Sendable {
+  /// Whether the client sent a frame (any frame, valid or not) since the last tick.
+  public var sawFrame: Bool
+  /// The turn of the game the session plays, or `nil` if it plays none.
+  public var turn: GameTurn?
+
+  /// Creates a reading.
+  ///
+  /// - Parameters:
+  ///   - sawFrame: Whether the client sent a frame since the last tick.
+  ///   - turn: The turn of the session's game, or `nil` if it plays none.
+  public init(sawFrame: Bool, turn: GameTurn?) {
+    self.sawFrame = sawFrame
+    self.turn = turn
+  }
+}
+
+/// Reads what a session's idle timer needs each time it fires (see ``Session``).
 ///
 /// It is called on the timer's task, once per tick, outside any store's reducer or observer, so
 /// it may read the game's store.
-public struct GameTurnReader: Sendable {
-  /// Returns the turn of the session's game, or `nil` if it plays none.
-  public var read: @Sendable () -> GameTurn?
+public struct IdleReader: Sendable {
+  /// Returns whether the client sent a frame since the last call, and its game's turn.
+  public var read: @Sendable () -> IdleReading
 
   /// Creates a reader.
   ///
-  /// - Parameter read: Returns the turn of the session's game, or `nil` if it plays none.
-  public init(_ read: @escaping @Sendable () -> GameTurn?) {
+  /// - Parameter read: Returns whether the client sent a frame since the last call, and the
+  ///   turn of the game it plays.
+  public init(_ read: @escaping @Sendable () -> IdleReading) {
     self.read = read
   }
 }

@@ -233,6 +233,27 @@ final class RecordingClient: Sendable {
     #expect(clock.sleeperCount == 0)
   }
 
+  /// A frame resets the idle count: the tick after it starts the count again.
+  @Test func aFrameResetsTheIdleCount() async {
+    let clock = TestClock()
+    let server = withDependencies {
+      $0.continuousClock = clock
+    } operation: {
+      GameServer(configuration: GameServer.Configuration(idleTimeout: .seconds(10)))
+    }
+    let ann = RecordingClient(server)
+    _ = ann.take()
+    await clock.waitForSleepers(count: 1)
+    await clock.advance(by: .seconds(10))  // Four ticks counted.
+    ann.send(#"{"type":"ping"}"#)
+    #expect(ann.take() == [.pong])
+    await clock.advance(by: .seconds(10))  // Four again, from the tick after the ping.
+    #expect(ann.take() == [] && !ann.closed.withLock { $0 })
+    await clock.advance(by: .milliseconds(2500))
+    #expect(ann.take() == [.bye(.idle)])
+    #expect(ann.closed.withLock { $0 })
+  }
+
   /// The idle timer follows the game's turn, read from the game's store when it ticks: after
   /// Ann's move the server waits on Bob, and no longer on Ann.
   @Test func theIdleTimerFollowsTheTurn() async {

@@ -1,3 +1,4 @@
+import Synchronization
 import TicTacToeCore
 import Unidirectional
 
@@ -33,17 +34,20 @@ final class SessionEntry: Sendable {
   let link: ClientLink
   /// Shared with the session's idle timer, which reads the game and side from it.
   let fields: Locked<Fields>
+  /// Raised by each frame from the client, taken by the session's idle timer.
+  let frames: FrameSignal
   /// The journal's log on a durable server.
   let journalLog: DurableActionLog<Journal.Action>?
   let outbox = Locked(Outbox())
 
   init(
     id: Int, store: Store<Session.State, Session.Action>, fields: Locked<Fields>,
-    link: ClientLink, journalLog: DurableActionLog<Journal.Action>?
+    frames: FrameSignal, link: ClientLink, journalLog: DurableActionLog<Journal.Action>?
   ) {
     self.id = id
     self.store = store
     self.fields = fields
+    self.frames = frames
     self.link = link
     self.journalLog = journalLog
   }
@@ -123,6 +127,23 @@ final class SessionEntry: Sendable {
         }
       }
     }
+  }
+}
+
+/// Whether a client sent a frame since its idle timer last looked: a flag the loop raises per
+/// frame (a relaxed store, where a read of the session's store costs a gate and a key path), and
+/// the timer takes once per tick.
+final class FrameSignal: Sendable {
+  private let raised = Atomic(false)
+
+  /// Notes a frame.
+  func signal() {
+    raised.store(true, ordering: .relaxed)
+  }
+
+  /// Whether a frame came since the last call.
+  func take() -> Bool {
+    raised.exchange(false, ordering: .relaxed)
   }
 }
 
