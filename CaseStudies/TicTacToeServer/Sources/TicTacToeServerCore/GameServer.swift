@@ -305,7 +305,7 @@ public final class GameServer: Sendable {
       let name = player == .x ? gameEntry.names.x : gameEntry.names.o
       let opponent = player == .x ? gameEntry.names.o : gameEntry.names.x
       entry.store.send(.rejoined(game: game, player: player, opponent: opponent, name: name))
-      seat(entry, in: gameEntry, as: player, after: nil)
+      seat([(entry, player)], in: gameEntry, after: nil)
     }
   }
 
@@ -415,33 +415,36 @@ public final class GameServer: Sendable {
     configuration.log?(
       "game \(pairing.game) started: \(pairing.x.name) (X, session \(pairing.x.session)) v "
         + "\(pairing.o.name) (O, session \(pairing.o.session))")
-    for (entry, player, opponent) in [(x, Player.x, pairing.o.name), (o, .o, pairing.x.name)] {
-      entry.store.send(.matched(game: pairing.game, player: player, opponent: opponent))
-      seat(entry, in: game, as: player, after: started)
-    }
+    x.store.send(.matched(game: pairing.game, player: .x, opponent: pairing.o.name))
+    o.store.send(.matched(game: pairing.game, player: .o, opponent: pairing.x.name))
+    seat([(x, .x), (o, .o)], in: game, after: started)
   }
 
-  /// Seats a session in a game: its side, the seat frame, and the game as it is now (the game's
-  /// observer pushes what comes next).
+  /// Seats sessions in a game (both players of a new game, or one that rejoins): their sides,
+  /// their seat frames, and the game as it is now (the game's observer pushes what comes next).
   private func seat(
-    _ entry: SessionEntry, in game: GameEntry, as player: Player, after started: StoreTask?
+    _ players: [(SessionEntry, Player)], in game: GameEntry, after started: StoreTask?
   ) {
-    entry.withLock { fields in
-      fields.game = game
-      fields.player = player
-    }
-    if let tokens = game.tokens {
-      let token = player == .x ? tokens.x : tokens.o
-      entry.deliver(.seat(game: game.store.id, player: player, token: token), after: started)
+    for (entry, player) in players {
+      entry.withLock { fields in
+        fields.game = game
+        fields.player = player
+      }
+      if let tokens = game.tokens {
+        let token = player == .x ? tokens.x : tokens.o
+        entry.deliver(.seat(game: game.id, player: player, token: token), after: started)
+      }
     }
     // The view is read under the seats' lock: a view the observer read before is then older
-    // than this one, and `send` skips it for this seat.
+    // than this one, and `send` skips it for these seats. Read and encoded once for both
+    // players of a new game.
     let (now, sent) = game.seats.withLock { seats in
-      seats[player] = GameEntry.Seat(id: entry.id, entry: entry)
-      let now = view(of: game, id: game.store.id)
-      return (now, send(now, of: game, to: &seats, only: player))
+      for (entry, player) in players { seats[player] = GameEntry.Seat(id: entry.id, entry: entry) }
+      let now = view(of: game, id: game.id)
+      let only = players.count == 1 ? players[0].1 : nil
+      return (now, send(now, of: game, to: &seats, only: only))
     }
-    for (player, entry) in sent { afterView(now, entry, as: player) }
+    sent.each { player, entry in afterView(now, entry, as: player) }
   }
 
   /// A random seat token.
@@ -472,14 +475,14 @@ public final class GameServer: Sendable {
     if let outcome = view.outcome {
       finish(view.game, outcome: outcome, moves: view.moveCount)
     }
-    let sent = game.seats.withLock { seats -> [(Player, SessionEntry)] in
-      guard !seats.isEmpty else { return [] }
+    let sent = game.seats.withLock { seats -> Recipients in
+      guard !seats.isEmpty else { return Recipients() }
       let sent = send(view, of: game, to: &seats, only: nil)
       if view.outcome != nil { seats = GameEntry.Seats() }
       return sent
     }
     // Session actions run outside the lock: their observers may send frames of their own.
-    for (player, entry) in sent { afterView(view, entry, as: player) }
+    sent.each { player, entry in afterView(view, entry, as: player) }
   }
 
   /// Sends `view` to the seats that were not sent it yet (all, or `only` one), under the seats'
@@ -489,13 +492,13 @@ public final class GameServer: Sendable {
   private func send(
     _ view: GameView, of game: GameEntry, to seats: inout GameEntry.Seats,
     only: Player?
-  ) -> [(Player, SessionEntry)] {
+  ) -> Recipients {
     let shown = (moves: view.moveCount, isOver: view.outcome != nil)
     let frame = ServerFrame.state(view)
     var bytes: [UInt8]?
-    var sent: [(Player, SessionEntry)] = []
+    var sent = Recipients()
     let task = journal == nil ? nil : game.lastJournalTask.withLock { $0 }
-    for player in [Player.x, .o] where only == nil || only == player {
+    for player in Self.sides where only == nil || only == player {
       guard var seat = seats[player] else { continue }
       let entry = seat.entry
       // Views only move forward (moves are added, the outcome is set once): skip one that is
@@ -509,9 +512,31 @@ public final class GameServer: Sendable {
       entry.deliver(frame, bytes: bytes!, after: task)
       seat.shown = shown
       seats[player] = seat
-      sent.append((player, entry))
+      sent[player] = entry
     }
     return sent
+  }
+
+  /// X and O, in the order they are sent a view.
+  private static let sides: [Player] = [.x, .o]
+
+  /// The sessions a view was sent to: two fields, where an array cost an allocation per move.
+  struct Recipients {
+    var x: SessionEntry?
+    var o: SessionEntry?
+
+    subscript(player: Player) -> SessionEntry? {
+      get { player == .x ? x : o }
+      set {
+        if player == .x { x = newValue } else { o = newValue }
+      }
+    }
+
+    /// Calls `body` with each, X first.
+    func each(_ body: (Player, SessionEntry) -> Void) {
+      if let x { body(.x, x) }
+      if let o { body(.o, o) }
+    }
   }
 
   /// What a player's session does after it is sent a view: back to the lobby once the game is
