@@ -139,9 +139,10 @@ public struct GameRoom: Reducer {
       _ = Game().reduce(
         into: &state.game, action: .cellTapped(row: move.cell / 3, column: move.cell % 3))
       state.moves.append(move)
+      // The winner is worked out once (`isTie` would work it out again).
       if let winner = state.game.winner {
         state.outcome = .won(winner)
-      } else if state.game.isTie {
+      } else if state.game.board.isFull {
         state.outcome = .tie
       }
       return .none

@@ -68,8 +68,8 @@ public final class GameServer: Sendable {
   }
 
   let configuration: Configuration
-  /// The dependencies in force at creation: every store the server makes uses them (tests put a
-  /// `TestClock` there).
+  /// The dependencies in force at creation: session stores, whose timer reads the clock, use
+  /// them (tests put a `TestClock` there).
   let dependencies: DependencyValues
   let lobby: Store<Lobby.State, Lobby.Action>
   let sessions = Locked<[Int: SessionEntry]>([:])
@@ -98,11 +98,25 @@ public final class GameServer: Sendable {
     for (id, record) in journaled.games.sorted(by: { $0.key < $1.key }) {
       reopen(id, record)
     }
-    let token = lobby.observe { [weak self] in
-      guard let self, let pairing = self.lobby.lastPairing else { return }
+    // `unowned(unsafe)`, not `weak`: a weakly referenced object takes the slow path of every
+    // retain and release. Safe: only the server sends the lobby actions, so the observer runs
+    // inside a call on the server (or in `observe`, here), never after it is gone.
+    let token = lobby.observe { [unowned(unsafe) self] in
+      guard let pairing = self.lobby.lastPairing else { return }
       self.start(pairing)
     }
     lobbyToken.withLock { $0 = token }
+  }
+
+  deinit {
+    // Observers hold their session and game entries strongly (see `connect` and `makeGame`);
+    // cancelling them ends those cycles for sessions and games still open.
+    for entry in sessions.withLock({ $0.values }) {
+      entry.withLock(\.sessionToken)?.cancel()
+    }
+    for entry in games.withLock({ $0.values }) {
+      entry.keeper.withLock { $0 }?.cancel()
+    }
   }
 
   /// The server's counts now.
@@ -119,17 +133,32 @@ public final class GameServer: Sendable {
   /// - Returns: The session's id, for ``receive(_:from:)`` and ``disconnect(_:reason:)``.
   public func connect(_ link: ClientLink) -> Int {
     let id = nextSession.add(1, ordering: .relaxed).oldValue
+    let fields = Locked(SessionEntry.Fields())
+    let frames = FrameSignal()
+    // The idle timer reads, when it fires (every quarter of the timeout), whether a frame came
+    // and the turn from the game's store: frames and moves send the session nothing.
+    let idleReader = IdleReader {
+      IdleReading(sawFrame: frames.take(), turn: Self.turn(of: fields))
+    }
     let store = withDependencies {
       $0 = dependencies
     } operation: {
       Store(initialState: Session.State(id: id, idleTimeout: configuration.idleTimeout)) {
-        Session()
+        Session(idleReader: idleReader)
       }
     }
-    let entry = SessionEntry(id: id, store: store, link: link, journalLog: journal?.log)
+    let entry = SessionEntry(
+      id: id, store: store, fields: fields, frames: frames, link: link,
+      journalLog: journal?.log)
     sessions.withLock { $0[id] = entry }
-    let token = store.observe { [weak self, weak store, weak entry] in
-      guard let self, let store, let entry else { return }
+    // The store `unowned(unsafe)` and the entry strongly, not `weak` (a weakly referenced
+    // object takes the slow path of every retain and release, and these are retained on every
+    // frame). Safe: a store runs its observers from its own methods, so it is alive; the entry's
+    // cycle (entry, store, observer) ends when the token is cancelled, by `disconnect` or by the
+    // server's deinit. The server stays `weak`: the idle timer can close a session from its own
+    // task, after the server is gone.
+    let token = store.observe { [weak self, unowned(unsafe) store, entry] in
+      guard let self else { return }
       let phase = store.phase
       switch phase {
       case .closed(let reason):
@@ -150,9 +179,8 @@ public final class GameServer: Sendable {
   ///   - id: The session it came from. Frames of a closed session are ignored.
   public func receive(_ line: some Collection<UInt8>, from id: Int) {
     guard let entry = sessions.withLock({ $0[id] }) else { return }
-    // A frame resets the idle count; skipping the action when there is nothing to reset keeps
-    // a move to one action on the session store's side.
-    if entry.store.idleTicks != 0 { entry.store.send(.frameReceived) }
+    // A frame resets the idle count: the next tick reads this and resets it (see `Session`).
+    entry.frames.signal()
     let frame: ClientFrame
     do throws(FrameError) {
       frame = try ClientFrame.decode(line)
@@ -206,8 +234,18 @@ public final class GameServer: Sendable {
   // MARK: Frames
 
   private func handle(_ frame: ClientFrame, _ entry: SessionEntry) throws(FrameError) {
-    // The fields it needs, read one by one and only when needed (a move reads the phase
-    // alone): `store.state` is a generic key path read, which costs more than the move.
+    if case .move(let game, let cell, let seq) = frame {
+      // The hot path: the seat the session holds (set when it is seated, cleared when its game
+      // ends), which names the game and the side without a read of the session's store or a
+      // look-up in the games.
+      let (seated, player) = entry.withLock { ($0.game, $0.player) }
+      if let seated, let player, seated.id == game {
+        try play(GameRoom.Move(player: player, cell: cell, seq: seq), in: seated.store)
+        return
+      }
+    }
+    // The fields it needs, read one by one and only when needed: `store.state` is a generic key
+    // path read, which costs more than the move.
     let session = SessionFields(id: entry.id, phase: entry.store.phase, store: entry.store)
     switch frame {
     case .hello(let name):
@@ -245,16 +283,7 @@ public final class GameServer: Sendable {
         }
         throw FrameError(.notAPlayer, "you do not play in game \(game)")
       }
-      let move = GameRoom.Move(player: player, cell: cell, seq: seq)
-      if let refusal = GameRoom.refusal(
-        of: move, outcome: room.outcome, turn: room[\.game.currentPlayer],
-        cells: room[\.game.board.cells])
-      {
-        // The room counts it (its logs read the count); no client reads that, so no frame.
-        room.send(.move(move))
-        throw FrameError(.refused(refusal), refusal.message(for: player))
-      }
-      room.send(.move(move))
+      try play(GameRoom.Move(player: player, cell: cell, seq: seq), in: room)
     case .ping:
       entry.deliver(.pong)
     case .quit:
@@ -276,8 +305,36 @@ public final class GameServer: Sendable {
       let name = player == .x ? gameEntry.names.x : gameEntry.names.o
       let opponent = player == .x ? gameEntry.names.o : gameEntry.names.x
       entry.store.send(.rejoined(game: game, player: player, opponent: opponent, name: name))
-      seat(entry, in: gameEntry, as: player, after: nil)
+      seat([(entry, player)], in: gameEntry, after: nil)
     }
+  }
+
+  /// The turn of the game a session is seated in, for its idle timer; `nil` if it is in none.
+  private static func turn(of fields: Locked<SessionEntry.Fields>) -> GameTurn? {
+    guard
+      let (game, player) = fields.withLock({ fields in fields.game.map { ($0, fields.player) } }),
+      let player
+    else { return nil }
+    let room = game.store
+    let moves = room.moves.count
+    guard room.outcome == nil else { return GameTurn(isMine: false, moves: moves) }
+    return GameTurn(isMine: room[\.game.currentPlayer] == player, moves: moves)
+  }
+
+  /// Plays a move of a player of the room, or throws why it is refused.
+  private func play(
+    _ move: GameRoom.Move, in room: Store<GameRoom.State, GameRoom.Action>
+  ) throws(FrameError) {
+    // Two reads, not three: the board and the turn come in one copy of the game.
+    let played = room.game
+    if let refusal = GameRoom.refusal(
+      of: move, outcome: room.outcome, turn: played.currentPlayer, cells: played.board.cells)
+    {
+      // The room counts it (its logs read the count); no client reads that, so no frame.
+      room.send(.move(move))
+      throw FrameError(.refused(refusal), refusal.message(for: move.player))
+    }
+    room.send(.move(move))
   }
 
   // MARK: Games
@@ -297,19 +354,20 @@ public final class GameServer: Sendable {
           lastJournalTask.withLock { $0 = task }
         }))
     }
-    let room = withDependencies {
-      $0 = dependencies
-    } operation: {
-      Store(initialState: state, reducer: GameRoom(), interceptors: interceptors)
-    }
+    // Made without the server's dependencies bound (a task-local push and pop per game): a
+    // room reads none. Sessions, whose timer runs on the clock, are made with them.
+    let room = Store(initialState: state, reducer: GameRoom(), interceptors: interceptors)
     let entry = GameEntry(
-      store: room, names: (state.game.xName, state.game.oName), tokens: tokens,
+      id: id, store: room, names: (state.game.xName, state.game.oName), tokens: tokens,
       lastJournalTask: lastJournalTask)
     games.withLock { $0[id] = entry }
     // One observer per game, not one per player: both players see the same view, so it is
     // read and encoded once, and pushed to the seats; it also closes the game once it is over.
-    let keeper = room.observe { [weak self, weak entry] in
-      guard let self, let entry else { return }
+    // Not `weak` (a weakly referenced object takes the slow path of every retain and release).
+    // The server `unowned(unsafe)`: only the server sends actions to a game, so the observer
+    // runs inside a call on the server. The entry strongly: the cycle (entry, store, observer)
+    // ends when the keeper is cancelled, by `finish` or by the server's deinit.
+    let keeper = room.observe { [unowned(unsafe) self, entry] in
       self.push(entry, id: id)
     }
     entry.keeper.withLock { $0 = keeper }
@@ -357,33 +415,36 @@ public final class GameServer: Sendable {
     configuration.log?(
       "game \(pairing.game) started: \(pairing.x.name) (X, session \(pairing.x.session)) v "
         + "\(pairing.o.name) (O, session \(pairing.o.session))")
-    for (entry, player, opponent) in [(x, Player.x, pairing.o.name), (o, .o, pairing.x.name)] {
-      entry.store.send(.matched(game: pairing.game, player: player, opponent: opponent))
-      seat(entry, in: game, as: player, after: started)
-    }
+    x.store.send(.matched(game: pairing.game, player: .x, opponent: pairing.o.name))
+    o.store.send(.matched(game: pairing.game, player: .o, opponent: pairing.x.name))
+    seat([(x, .x), (o, .o)], in: game, after: started)
   }
 
-  /// Seats a session in a game: its side, the seat frame, and the game as it is now (the game's
-  /// observer pushes what comes next).
+  /// Seats sessions in a game (both players of a new game, or one that rejoins): their sides,
+  /// their seat frames, and the game as it is now (the game's observer pushes what comes next).
   private func seat(
-    _ entry: SessionEntry, in game: GameEntry, as player: Player, after started: StoreTask?
+    _ players: [(SessionEntry, Player)], in game: GameEntry, after started: StoreTask?
   ) {
-    entry.withLock { fields in
-      fields.game = game
-      fields.player = player
-    }
-    if let tokens = game.tokens {
-      let token = player == .x ? tokens.x : tokens.o
-      entry.deliver(.seat(game: game.store.id, player: player, token: token), after: started)
+    for (entry, player) in players {
+      entry.withLock { fields in
+        fields.game = game
+        fields.player = player
+      }
+      if let tokens = game.tokens {
+        let token = player == .x ? tokens.x : tokens.o
+        entry.deliver(.seat(game: game.id, player: player, token: token), after: started)
+      }
     }
     // The view is read under the seats' lock: a view the observer read before is then older
-    // than this one, and `send` skips it for this seat.
+    // than this one, and `send` skips it for these seats. Read and encoded once for both
+    // players of a new game.
     let (now, sent) = game.seats.withLock { seats in
-      seats[player] = GameEntry.Seat(id: entry.id, entry: entry)
-      let now = view(of: game, id: game.store.id)
-      return (now, send(now, of: game, to: &seats, only: player))
+      for (entry, player) in players { seats[player] = GameEntry.Seat(id: entry.id, entry: entry) }
+      let now = view(of: game, id: game.id)
+      let only = players.count == 1 ? players[0].1 : nil
+      return (now, send(now, of: game, to: &seats, only: only))
     }
-    for (player, entry) in sent { afterView(now, entry, as: player) }
+    sent.each { player, entry in afterView(now, entry, as: player) }
   }
 
   /// A random seat token.
@@ -399,9 +460,12 @@ public final class GameServer: Sendable {
   private func view(of game: GameEntry, id: String) -> GameView {
     let room = game.store
     let moves = room.moves
+    // The board and the turn in one read of the game: each tracked value that changes costs
+    // the observer a probe to refresh after the action, and both change with every move.
+    let played = room.game
     return GameView(
-      game: id, board: room[\.game.board], turn: room[\.game.currentPlayer],
-      moveCount: moves.count, lastMove: moves.last, outcome: room.outcome)
+      game: id, board: played.board, turn: played.currentPlayer, moveCount: moves.count,
+      lastMove: moves.last, outcome: room.outcome)
   }
 
   /// The game's observer: sends its players what they see of it, and closes it once it is over.
@@ -411,14 +475,14 @@ public final class GameServer: Sendable {
     if let outcome = view.outcome {
       finish(view.game, outcome: outcome, moves: view.moveCount)
     }
-    let sent = game.seats.withLock { seats -> [(Player, SessionEntry)] in
-      guard !seats.isEmpty else { return [] }
+    let sent = game.seats.withLock { seats -> Recipients in
+      guard !seats.isEmpty else { return Recipients() }
       let sent = send(view, of: game, to: &seats, only: nil)
-      if view.outcome != nil { seats = [:] }
+      if view.outcome != nil { seats = GameEntry.Seats() }
       return sent
     }
     // Session actions run outside the lock: their observers may send frames of their own.
-    for (player, entry) in sent { afterView(view, entry, as: player) }
+    sent.each { player, entry in afterView(view, entry, as: player) }
   }
 
   /// Sends `view` to the seats that were not sent it yet (all, or `only` one), under the seats'
@@ -426,15 +490,15 @@ public final class GameServer: Sendable {
   ///
   /// On a durable server, the frame waits for the journal entry of the change it shows.
   private func send(
-    _ view: GameView, of game: GameEntry, to seats: inout [Player: GameEntry.Seat],
+    _ view: GameView, of game: GameEntry, to seats: inout GameEntry.Seats,
     only: Player?
-  ) -> [(Player, SessionEntry)] {
+  ) -> Recipients {
     let shown = (moves: view.moveCount, isOver: view.outcome != nil)
     let frame = ServerFrame.state(view)
     var bytes: [UInt8]?
-    var sent: [(Player, SessionEntry)] = []
+    var sent = Recipients()
     let task = journal == nil ? nil : game.lastJournalTask.withLock { $0 }
-    for player in [Player.x, .o] where only == nil || only == player {
+    for player in Self.sides where only == nil || only == player {
       guard var seat = seats[player] else { continue }
       let entry = seat.entry
       // Views only move forward (moves are added, the outcome is set once): skip one that is
@@ -448,26 +512,42 @@ public final class GameServer: Sendable {
       entry.deliver(frame, bytes: bytes!, after: task)
       seat.shown = shown
       seats[player] = seat
-      sent.append((player, entry))
+      sent[player] = entry
     }
     return sent
   }
 
-  /// What a player's session does after it is sent a view: back to the lobby once the game is
-  /// over, else the idle timer follows the turn.
-  private func afterView(_ view: GameView, _ entry: SessionEntry, as player: Player) {
-    if view.outcome != nil {
-      entry.withLock { fields in
-        fields.game = nil
-        fields.player = nil
-      }
-      entry.store.send(.gameEnded)
-    } else {
-      let isMine = view.turn == player
-      if entry.store.awaitsClient != isMine || entry.store.idleTicks != 0 {
-        entry.store.send(.turnChanged(isMine: isMine))
+  /// X and O, in the order they are sent a view.
+  private static let sides: [Player] = [.x, .o]
+
+  /// The sessions a view was sent to: two fields, where an array cost an allocation per move.
+  struct Recipients {
+    var x: SessionEntry?
+    var o: SessionEntry?
+
+    subscript(player: Player) -> SessionEntry? {
+      get { player == .x ? x : o }
+      set {
+        if player == .x { x = newValue } else { o = newValue }
       }
     }
+
+    /// Calls `body` with each, X first.
+    func each(_ body: (Player, SessionEntry) -> Void) {
+      if let x { body(.x, x) }
+      if let o { body(.o, o) }
+    }
+  }
+
+  /// What a player's session does after it is sent a view: back to the lobby once the game is
+  /// over. (Its idle timer reads the turn from the game when it fires: nothing to do per move.)
+  private func afterView(_ view: GameView, _ entry: SessionEntry, as player: Player) {
+    guard view.outcome != nil else { return }
+    entry.withLock { fields in
+      fields.game = nil
+      fields.player = nil
+    }
+    entry.store.send(.gameEnded)
   }
 
   private func finish(_ game: String, outcome: GameRoom.Outcome, moves: Int) {

@@ -60,28 +60,27 @@ public enum ServerFrame: Equatable, Sendable {
       out.field("game", view.game)
       out.raw(",\"board\":\"")
       for cell in view.board.cells {
-        out.bytes.append(cell == .x ? 0x58 : cell == .o ? 0x4F : 0x2E)
+        out.append(cell == .x ? 0x58 : cell == .o ? 0x4F : 0x2E)
       }
       out.raw("\"")
-      out.field("turn", view.turn.rawValue)
+      out.field("turn", word: view.turn.word)
       out.field("moves", view.moveCount)
       if let last = view.lastMove {
-        out.raw(",\"last\":{\"player\":\"")
-        out.text(last.player.rawValue)
-        out.raw("\"")
+        out.raw(",\"last\":{\"player\":")
+        out.raw(last.player == .x ? "\"X\"" : "\"O\"")
         out.field("cell", last.cell)
         out.field("seq", last.seq)
         out.raw("}")
       }
       switch view.outcome {
-      case nil: out.field("status", "playing")
+      case nil: out.field("status", word: "playing")
       case .won(let player)?:
-        out.field("status", "won")
-        out.field("winner", player.rawValue)
-      case .tie?: out.field("status", "tie")
+        out.field("status", word: "won")
+        out.field("winner", word: player.word)
+      case .tie?: out.field("status", word: "tie")
       case .forfeit(let loser, let reason)?:
-        out.field("status", "forfeit")
-        out.field("winner", loser.other.rawValue)
+        out.field("status", word: "forfeit")
+        out.field("winner", word: loser.other.word)
         out.field("reason", reason.rawValue)
       }
     case .error(let code, let message, let seq):
@@ -101,7 +100,7 @@ public enum ServerFrame: Equatable, Sendable {
       out.field("reason", reason.rawValue)
     }
     out.raw("}\n")
-    return out.bytes
+    return out.finish()
   }
 
   /// `text` as a JSON string literal.
@@ -126,4 +125,9 @@ public enum ServerFrame: Equatable, Sendable {
     }
     return out + "\""
   }
+}
+
+extension Player {
+  /// The player's letter, as frames spell it.
+  fileprivate var word: StaticString { self == .x ? "X" : "O" }
 }

@@ -1,3 +1,4 @@
+import Synchronization
 import TicTacToeCore
 import Unidirectional
 
@@ -31,17 +32,22 @@ final class SessionEntry: Sendable {
   let id: Int
   let store: Store<Session.State, Session.Action>
   let link: ClientLink
-  let fields = Locked(Fields())
+  /// Shared with the session's idle timer, which reads the game and side from it.
+  let fields: Locked<Fields>
+  /// Raised by each frame from the client, taken by the session's idle timer.
+  let frames: FrameSignal
   /// The journal's log on a durable server.
   let journalLog: DurableActionLog<Journal.Action>?
   let outbox = Locked(Outbox())
 
   init(
-    id: Int, store: Store<Session.State, Session.Action>, link: ClientLink,
-    journalLog: DurableActionLog<Journal.Action>?
+    id: Int, store: Store<Session.State, Session.Action>, fields: Locked<Fields>,
+    frames: FrameSignal, link: ClientLink, journalLog: DurableActionLog<Journal.Action>?
   ) {
     self.id = id
     self.store = store
+    self.fields = fields
+    self.frames = frames
     self.link = link
     self.journalLog = journalLog
   }
@@ -124,6 +130,23 @@ final class SessionEntry: Sendable {
   }
 }
 
+/// Whether a client sent a frame since its idle timer last looked: a flag the loop raises per
+/// frame (a relaxed store, where a read of the session's store costs a gate and a key path), and
+/// the timer takes once per tick.
+final class FrameSignal: Sendable {
+  private let raised = Atomic(false)
+
+  /// Notes a frame.
+  func signal() {
+    raised.store(true, ordering: .relaxed)
+  }
+
+  /// Whether a frame came since the last call.
+  func take() -> Bool {
+    raised.exchange(false, ordering: .relaxed)
+  }
+}
+
 /// What the server keeps for one game: its store, the server's one observer of it, who sits in
 /// its seats, and, on a durable server, its seat tokens and its last journal entry.
 final class GameEntry: Sendable {
@@ -139,6 +162,23 @@ final class GameEntry: Sendable {
     var shown: (moves: Int, isOver: Bool)?
   }
 
+  /// X's seat and O's: two fields, not a dictionary, which hashed the player on every access.
+  struct Seats {
+    var x: Seat?
+    var o: Seat?
+
+    subscript(player: Player) -> Seat? {
+      get { player == .x ? x : o }
+      set {
+        if player == .x { x = newValue } else { o = newValue }
+      }
+    }
+
+    var isEmpty: Bool { x == nil && o == nil }
+  }
+
+  /// The game's id (the store's, kept here so that routing a move reads no store).
+  let id: String
   let store: Store<Game.State, Game.Action>
   /// The observer that pushes the game to its seats and closes it once it is over.
   let keeper = Locked<ObservationToken?>(nil)
@@ -148,16 +188,17 @@ final class GameEntry: Sendable {
   let names: (x: String, o: String)
   /// The sessions in the seats now. Frames of the game are sent under this lock, so that a
   /// seat taken while the observer runs gets every view once, in order.
-  let seats = Locked<[Player: Seat]>([:])
+  let seats = Locked(Seats())
   /// The task of the journal entry of the game's last change: frames reporting it wait for it.
   let lastJournalTask: Locked<StoreTask?>
 
   typealias Game = GameRoom
 
   init(
-    store: Store<GameRoom.State, GameRoom.Action>, names: (x: String, o: String),
+    id: String, store: Store<GameRoom.State, GameRoom.Action>, names: (x: String, o: String),
     tokens: (x: String, o: String)?, lastJournalTask: Locked<StoreTask?>
   ) {
+    self.id = id
     self.store = store
     self.names = names
     self.tokens = tokens
