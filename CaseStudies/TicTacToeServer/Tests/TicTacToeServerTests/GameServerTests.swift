@@ -204,14 +204,20 @@ final class RecordingClient: Sendable {
     #expect(server.statistics.games == 0)
   }
 
-  /// The idle timeout runs on the server's clock: a test clock here.
-  @Test func anIdlePlayerForfeitsOnTheServersClock() async {
+  /// A server with a 10-second idle timeout, on a test clock.
+  static func serverOnATestClock() -> (GameServer, TestClock) {
     let clock = TestClock()
     let server = withDependencies {
       $0.continuousClock = clock
     } operation: {
       GameServer(configuration: GameServer.Configuration(idleTimeout: .seconds(10)))
     }
+    return (server, clock)
+  }
+
+  /// The idle timeout runs on the server's clock: a test clock here.
+  @Test func anIdlePlayerForfeitsOnTheServersClock() async {
+    let (server, clock) = Self.serverOnATestClock()
     let (ann, bob) = Self.startGame(server)
     // Both sessions tick every 2.5 s; only Ann's ticks count (X, to move). Bob's never do.
     await clock.waitForSleepers(count: 2)
@@ -235,12 +241,7 @@ final class RecordingClient: Sendable {
 
   /// A frame resets the idle count: the tick after it starts the count again.
   @Test func aFrameResetsTheIdleCount() async {
-    let clock = TestClock()
-    let server = withDependencies {
-      $0.continuousClock = clock
-    } operation: {
-      GameServer(configuration: GameServer.Configuration(idleTimeout: .seconds(10)))
-    }
+    let (server, clock) = Self.serverOnATestClock()
     let ann = RecordingClient(server)
     _ = ann.take()
     await clock.waitForSleepers(count: 1)
@@ -257,12 +258,7 @@ final class RecordingClient: Sendable {
   /// The idle timer follows the game's turn, read from the game's store when it ticks: after
   /// Ann's move the server waits on Bob, and no longer on Ann.
   @Test func theIdleTimerFollowsTheTurn() async {
-    let clock = TestClock()
-    let server = withDependencies {
-      $0.continuousClock = clock
-    } operation: {
-      GameServer(configuration: GameServer.Configuration(idleTimeout: .seconds(10)))
-    }
+    let (server, clock) = Self.serverOnATestClock()
     let (ann, bob) = Self.startGame(server)
     await clock.waitForSleepers(count: 2)
     // Three of Ann's ticks count, then she moves.
