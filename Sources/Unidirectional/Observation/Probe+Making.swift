@@ -109,7 +109,7 @@ extension KeyPath {
   /// value is `nil`, the read is answered by `fallback` (from the child's last state), with
   /// `reader` identifying that child.
   func makeFallbackProbe<Wrapped>(
-    value: Wrapped?, generation: UInt64, reader: ObjectIdentifier,
+    value: Wrapped?, generation: UInt64, reader: UInt64,
     fallback: @escaping () -> Wrapped
   ) -> Probe where Value == Wrapped? {
     guard case .compare(let isUnchanged) = ChangeRule<Wrapped>.forType.optional.orIdentical
@@ -137,7 +137,7 @@ extension KeyPath {
 func makeElementProbe<State, Element: Identifiable, Value>(
   array: KeyPath<State, IdentifiedArray<Element>>, arrayOffset: Int?, id: Element.ID,
   field: KeyPath<Element, Value>, value: Value?, generation: UInt64,
-  reader: ObjectIdentifier? = nil, fallback: (() -> Value)? = nil
+  reader: UInt64? = nil, fallback: (() -> Value)? = nil
 ) -> Probe {
   let fieldOffset = MemoryLayout<Element>.offset(of: field)
   let kind: Probe.Kind

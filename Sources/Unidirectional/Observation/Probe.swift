@@ -14,8 +14,8 @@ enum ReadKey: Hashable, @unchecked Sendable {
   case keyPath(AnyKeyPath)
   case element(array: AnyKeyPath, id: AnyHashable, field: AnyKeyPath)
   /// A read through a child store whose state can go away: answered from the child's last state
-  /// once it is gone, so a probe of its own (`reader` is the child's `ChildReader`).
-  indirect case child(ReadKey, reader: ObjectIdentifier)
+  /// once it is gone, so a probe of its own (`reader` is the id of the child's `ChildReader`).
+  indirect case child(ReadKey, reader: UInt64)
 }
 
 /// Watches one read of a store's state for the observers that made it, and says after an action
@@ -70,8 +70,8 @@ class Probe: @unchecked Sendable {
   @usableFromInline final let arrayKeyPath: AnyKeyPath?
 
   /// For a read through a child store that answers from its last state once the state is gone:
-  /// the child's reader (see `ChildReader`).
-  @usableFromInline final let reader: ObjectIdentifier?
+  /// the id of the child's reader (see `ChildReader.id`).
+  @usableFromInline final let reader: UInt64?
 
   /// For a stored read, where its value lives in the state (`byteCount` is 0 otherwise).
   @usableFromInline final let byteStart: Int
@@ -102,7 +102,7 @@ class Probe: @unchecked Sendable {
 
   init(
     kind: Kind, isSafe: Bool, keyPath: AnyKeyPath, arrayKeyPath: AnyKeyPath? = nil,
-    reader: ObjectIdentifier? = nil, byteRange: Range<Int>? = nil, generation: UInt64
+    reader: UInt64? = nil, byteRange: Range<Int>? = nil, generation: UInt64
   ) {
     self.kind = kind
     self.isSafe = isSafe
@@ -208,7 +208,7 @@ class ValueProbe<Value>: Probe, @unchecked Sendable {
 
   init(
     kind: Kind, isSafe: Bool, keyPath: AnyKeyPath, arrayKeyPath: AnyKeyPath? = nil,
-    reader: ObjectIdentifier? = nil, byteRange: Range<Int>? = nil, generation: UInt64,
+    reader: UInt64? = nil, byteRange: Range<Int>? = nil, generation: UInt64,
     value: Value, read: @escaping (UnsafeRawPointer) -> Value,
     isUnchanged: @escaping (Value, Value) -> Bool
   ) {
@@ -252,7 +252,7 @@ final class ElementProbe<ID: Hashable, Value>: ValueProbe<Value?>, @unchecked Se
   @usableFromInline
   init(
     kind: Kind, isSafe: Bool, field: AnyKeyPath, arrayKeyPath: AnyKeyPath, id: ID,
-    idHash: Int, reader: ObjectIdentifier?, generation: UInt64, value: Value?,
+    idHash: Int, reader: UInt64?, generation: UInt64, value: Value?,
     read: @escaping (UnsafeRawPointer) -> Value?, isUnchanged: @escaping (Value?, Value?) -> Bool,
     readWrites: @escaping (UnsafeRawPointer) -> ElementWrites
   ) {
@@ -281,7 +281,7 @@ final class ElementProbe<ID: Hashable, Value>: ValueProbe<Value?>, @unchecked Se
 @usableFromInline
 final class AlwaysChangedProbe: Probe, @unchecked Sendable {
   @usableFromInline
-  init(keyPath: AnyKeyPath, reader: ObjectIdentifier? = nil, generation: UInt64) {
+  init(keyPath: AnyKeyPath, reader: UInt64? = nil, generation: UInt64) {
     super.init(
       kind: .alwaysChanged, isSafe: true, keyPath: keyPath, reader: reader,
       generation: generation)

@@ -140,12 +140,12 @@ struct ElementRead<State: Sendable, Element: Identifiable, Field>: StateRead {
 /// state is gone (see `ChildReader`).
 @usableFromInline
 struct ChildFallback<State> {
-  /// Identifies the child store's reader.
-  @usableFromInline let reader: ObjectIdentifier
+  /// The id of the child store's reader (see `ChildReader.id`).
+  @usableFromInline let reader: UInt64
   @usableFromInline let lastKnown: Locked<State>
 
   @usableFromInline
-  init(reader: ObjectIdentifier, lastKnown: Locked<State>) {
+  init(reader: UInt64, lastKnown: Locked<State>) {
     self.reader = reader
     self.lastKnown = lastKnown
   }

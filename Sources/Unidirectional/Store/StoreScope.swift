@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What a child store (made by `Store.scope`) does instead of owning state: it reads from,
 /// sends to and observes through its root store.
 @usableFromInline
@@ -96,12 +98,22 @@ where Element.ID: Sendable {
   }
 }
 
+/// The next `ChildReader.id`.
+let childReaderIDs = Atomic<UInt64>(2)
+
 /// How a child store reads its state from its root store, and the last state it had there.
 ///
 /// Holds no reference to the root store, so that an observer made by the child's
 /// `observe(_:_:)` can read through it without keeping the root alive, and keeps working after
 /// the child store object is gone.
 final class ChildReader<RootState: Sendable, State: Sendable>: Sendable {
+  /// Identifies the reads made through this reader, which answer from `lastKnown` once the
+  /// child state is gone (`id + 1` is kept for reads that do not; see `ElementAccess`).
+  ///
+  /// Not the object's address: a probe made by a reader can outlive it, and a reader made later
+  /// at the same address would take the probe over, with the dead reader's last state.
+  let id = childReaderIDs.wrappingAdd(2, ordering: .relaxed).oldValue
+
   let toState: ScopePath<RootState, State>
   let element: (any ElementLink<RootState, State>)?
 
@@ -158,7 +170,7 @@ final class ChildReader<RootState: Sendable, State: Sendable>: Sendable {
   func read<Value, RootAction>(
     _ keyPath: KeyPath<State, Value>, from root: Store<RootState, RootAction>
   ) -> Value {
-    let fallback = ChildFallback(reader: ObjectIdentifier(self), lastKnown: lastKnown)
+    let fallback = ChildFallback(reader: id, lastKnown: lastKnown)
     if let element {
       // Never `nil`: the fallback answers once the element is gone.
       return element.read(keyPath, from: root, fallback: fallback)!

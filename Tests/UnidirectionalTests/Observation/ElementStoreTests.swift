@@ -123,6 +123,26 @@ import UnidirectionalTestSupport
     withExtendedLifetime(token) {}
   }
 
+  /// A row store made inside an observer on each run, and dropped after it: once the row is
+  /// gone, the run's read answers from that run's row store (the value the run saw), so the
+  /// observer does not run for the removal. Row stores were told apart by their reader's
+  /// address: a new one at a dead one's address took over its read, with the dead one's last
+  /// state, and the observer ran again.
+  @Test func rowStoresMadeInEachRunAnswerFromTheirOwnLastState() {
+    let store = Store(initialState: State(), reducer: Self.reducer)
+    let runs = Log<Int?>()
+    let token = store.observe {
+      let row = store.scope(state: \.rows, id: 3) { (value: Int) in Action.set(id: 3, value: value)
+      }
+      runs.append(row?.value)
+    }
+    for value in 1...4 { store.send(.set(id: 3, value: value)) }
+    store.send(.remove(id: 3))
+    store.send(.other)
+    #expect(runs.values == [0, 1, 2, 3, 4])
+    withExtendedLifetime(token) {}
+  }
+
   /// Random actions: the element stores' observers fire exactly as those of the general path
   /// (which refresh after every action) do.
   @Test(arguments: [1, 2, 3] as [UInt64])
