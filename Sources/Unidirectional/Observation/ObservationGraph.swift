@@ -180,9 +180,11 @@ final class ObservationGraph: @unchecked Sendable {
     return false
   }
 
-  /// The union of subscriber lists, each ordered by id: one list is used as it is (no copy).
+  /// The union of subscriber lists, each ordered by id: one list is used as it is (no copy), two
+  /// are merged.
   private struct SubscriberUnion {
     private var first: [ObserverRecord] = []
+    private var second: [ObserverRecord] = []
     private var rest: [ObserverRecord] = []
     private var lists = 0
 
@@ -191,19 +193,26 @@ final class ObservationGraph: @unchecked Sendable {
     mutating func add(_ observers: [ObserverRecord]) {
       guard !observers.isEmpty else { return }
       lists += 1
-      if lists == 1 {
-        first = observers
-      } else {
-        rest.append(contentsOf: observers)
+      switch lists {
+      case 1: first = observers
+      case 2: second = observers
+      default: rest.append(contentsOf: observers)
       }
     }
 
     /// The observers, ordered by id, without repeats.
     var observers: [ObserverRecord] {
-      guard lists > 1 else { return first }
-      var all = first + rest
-      ObservationGraph.sortUnique(&all)
-      return all
+      switch lists {
+      case 0, 1:
+        return first
+      case 2:
+        // The common case of a row store with an observer: the row's keeper and the observer.
+        return ObservationGraph.mergeUnique(first, second)
+      default:
+        var all = first + second + rest
+        ObservationGraph.sortUnique(&all)
+        return all
+      }
     }
   }
 

@@ -220,7 +220,7 @@ class ValueProbe<Value>: Probe, @unchecked Sendable {
       byteRange: byteRange, generation: generation)
   }
 
-  override final func refresh(_ state: UnsafeRawPointer) -> Bool {
+  override func refresh(_ state: UnsafeRawPointer) -> Bool {
     let new = read(state)
     let unchanged = isUnchanged(value, new)
     // Always: equal values may live in different storage (DESIGN invariant 4).
@@ -228,7 +228,7 @@ class ValueProbe<Value>: Probe, @unchecked Sendable {
     return !unchanged
   }
 
-  override final func refreshAfterAnyAction(_ state: UnsafeRawPointer) -> Bool {
+  override func refreshAfterAnyAction(_ state: UnsafeRawPointer) -> Bool {
     let new = read(state)
     let unchanged = bitwiseIdentical(value, new) || isUnchanged(value, new)
     value = new
@@ -248,20 +248,36 @@ final class ElementProbe<ID: Hashable, Value>: ValueProbe<Value?>, @unchecked Se
   let idHash: Int
   /// Reads the write record of the probe's array from a state.
   let readWrites: (UnsafeRawPointer) -> ElementWrites
+  /// For a probe made by a row store's read (see `ElementAccess`): its refresh, made where the
+  /// types are known, so specialized (`refresh` itself is generic code that is not).
+  let refresher: ((UnsafeRawPointer, ValueProbe<Value?>) -> Bool)?
 
   @usableFromInline
   init(
     kind: Kind, isSafe: Bool, field: AnyKeyPath, arrayKeyPath: AnyKeyPath, id: ID,
     idHash: Int, reader: UInt64?, generation: UInt64, value: Value?,
     read: @escaping (UnsafeRawPointer) -> Value?, isUnchanged: @escaping (Value?, Value?) -> Bool,
-    readWrites: @escaping (UnsafeRawPointer) -> ElementWrites
+    readWrites: @escaping (UnsafeRawPointer) -> ElementWrites,
+    refresher: ((UnsafeRawPointer, ValueProbe<Value?>) -> Bool)? = nil
   ) {
     self.id = id
     self.idHash = idHash
     self.readWrites = readWrites
+    self.refresher = refresher
     super.init(
       kind: kind, isSafe: isSafe, keyPath: field, arrayKeyPath: arrayKeyPath, reader: reader,
       generation: generation, value: value, read: read, isUnchanged: isUnchanged)
+  }
+
+  override func refresh(_ state: UnsafeRawPointer) -> Bool {
+    if let refresher { return refresher(state, self) }
+    return super.refresh(state)
+  }
+
+  override func refreshAfterAnyAction(_ state: UnsafeRawPointer) -> Bool {
+    // A refresher's rule already counts identical bits as unchanged.
+    if let refresher { return refresher(state, self) }
+    return super.refreshAfterAnyAction(state)
   }
 
   override var key: ReadKey {

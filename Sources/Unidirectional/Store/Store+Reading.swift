@@ -43,6 +43,10 @@ extension Store {
 
   @inlinable
   func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
+    if let elementAccess, let recorder = elementAccess.ownerRecorder {
+      // A row store's observer re-running: specialized, and no existential in between.
+      return recorder._withUnsafeGuaranteedRef { elementAccess.recordedRead(keyPath, by: $0) }
+    }
     if let scope { return scope.read(keyPath) }
     if let recorder = AccessRecorder.current,
       recorder._withUnsafeGuaranteedRef({ $0.store == ObjectIdentifier(self) && $0.isOwning })

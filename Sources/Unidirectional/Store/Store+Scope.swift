@@ -73,6 +73,7 @@ extension Store {
   ///   - action: Embeds a child action in an action of this store (with the element's id).
   ///   - fileID: The file of the call, named in issues this produces (filled in for you).
   ///   - line: The line of the call (filled in for you).
+  @inlinable
   public func scope<Element: Identifiable & Sendable, ChildAction: Sendable>(
     state: KeyPath<State, IdentifiedArray<Element>> & Sendable,
     id: Element.ID,
@@ -80,15 +81,62 @@ extension Store {
     fileID: StaticString = #fileID,
     line: UInt = #line
   ) -> Store<Element, ChildAction>? where Element.ID: Sendable {
+    // Inlined, so that these closures are specialized for `State` and `Element`: the child's
+    // observers read through them (see `ElementAccess`). Only for a root store's array at a
+    // fixed offset; a child store's own child goes through the general path.
+    let parts = MemoryLayout<State>.offset(of: state).map { offset in
+      ElementAccessParts<Element>(
+        locate: { state in
+          let array = (state + offset).assumingMemoryBound(to: IdentifiedArray<Element>.self)
+          guard let position = array.pointee.positions[id] else { return nil }
+          // The element buffer stays where it is while the state is neither written nor
+          // released, which is as long as the caller may use the address.
+          return array.pointee.elements.withUnsafeBufferPointer {
+            UnsafeRawPointer($0.baseAddress! + position)
+          }
+        },
+        readWrites: IdentifiedArray<Element>.writesReader(atOffset: offset),
+        keep: { access in
+          guard let recorder = access.ownerRecorder else { return false }
+          let element = recorder._withUnsafeGuaranteedRef { access.keeperRead(by: $0) }
+          if let element { ElementAccess.remember(element, in: access.lastKnown) }
+          return true
+        })
+    }
+    return scopeElement(
+      state: state, id: id, action: action, fileID: "\(fileID)", line: line, parts: parts)
+  }
+
+  @usableFromInline
+  func scopeElement<Element: Identifiable & Sendable, ChildAction: Sendable>(
+    state: KeyPath<State, IdentifiedArray<Element>> & Sendable, id: Element.ID,
+    action: @escaping @Sendable (ChildAction) -> Action, fileID: String, line: UInt,
+    parts: ElementAccessParts<Element>?
+  ) -> Store<Element, ChildAction>? where Element.ID: Sendable {
     let elementPath = state.appending(path: \IdentifiedArray<Element>.[id: id])
     // A child store's own child goes through the general path.
     guard scope == nil else {
-      return scopeAny(
-        state: .optional(elementPath), action: action, fileID: "\(fileID)", line: line)
+      return scopeAny(state: .optional(elementPath), action: action, fileID: fileID, line: line)
     }
-    return makeScope(
-      state: .optional(elementPath), action: action, fileID: "\(fileID)", line: line,
-      element: IdentifiedElementLink(array: UncheckedSendable(state), id: id))
+    guard let initialState = peek(elementPath) else { return nil }
+    let reader = ChildReader(
+      toState: .optional(elementPath),
+      element: IdentifiedElementLink(array: UncheckedSendable(state), id: id),
+      initialState: initialState)
+    let access = parts.map { parts in
+      IdentifiedElementAccess(
+        root: ObjectIdentifier(self), graph: graph, state: UnsafeMutableRawPointer(statePointer),
+        reader: reader.id, lastKnown: reader.lastKnown, array: state, id: id,
+        locate: parts.locate, readWrites: parts.readWrites)
+    }
+    let keep = access.map { access in
+      let keep = parts!.keep
+      return { @Sendable in keep(access) }
+    }
+    return Store<Element, ChildAction>(
+      scope: ScopedStore(
+        root: self, reader: reader, embed: action, fileID: fileID, line: line, keep: keep),
+      initialState: initialState, elementAccess: access)
   }
 
   /// A store of a child feature, with actions embedded by a case path.
@@ -127,13 +175,13 @@ extension Store {
   ///   how to read it by id.
   func makeScope<ChildState: Sendable, ChildAction: Sendable>(
     state: ScopePath<State, ChildState>, action: @escaping @Sendable (ChildAction) -> Action,
-    fileID: String, line: UInt, element: (any ElementLink<State, ChildState>)? = nil
+    fileID: String, line: UInt
   ) -> Store<ChildState, ChildAction>? {
     guard let initialState = state.current(in: self) else { return nil }
     return Store<ChildState, ChildAction>(
       scope: ScopedStore(
         root: self,
-        reader: ChildReader(toState: state, element: element, initialState: initialState),
+        reader: ChildReader(toState: state, element: nil, initialState: initialState),
         embed: action, fileID: fileID, line: line),
       initialState: initialState)
   }

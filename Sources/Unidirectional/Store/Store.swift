@@ -111,6 +111,9 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   /// For a child store made by `scope`: the link through which it reads, sends and observes.
   /// `nil` for a root store, which owns its state.
   @usableFromInline let scope: (any StoreScope<State, Action>)?
+  /// For the store of one element of a root store's `IdentifiedArray`: how its observers' reads
+  /// reach the element without going through `scope` (see `ElementAccess`). `nil` otherwise.
+  @usableFromInline let elementAccess: ElementAccess<State>?
 
   /// The dependencies in force when the store was created: its reducer and effects use them.
   @usableFromInline let dependencies: DependencyValues
@@ -200,6 +203,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     dependencyBinding: DependencyBinding?
   ) {
     self.scope = nil
+    self.elementAccess = nil
     self.statePointer = .allocate(capacity: 1)
     statePointer.initialize(to: initialState)
     self.graph = ObservationGraph(stateSize: MemoryLayout<State>.size)
@@ -214,9 +218,13 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   }
 
   /// Creates a child store: its own state and reducer stay unused, everything goes through
-  /// `scope`.
-  init(scope: some StoreScope<State, Action>, initialState: State) {
+  /// `scope` (or, for reads by its observers, `elementAccess`).
+  init(
+    scope: some StoreScope<State, Action>, initialState: State,
+    elementAccess: ElementAccess<State>? = nil
+  ) {
     self.scope = scope
+    self.elementAccess = elementAccess
     self.statePointer = .allocate(capacity: 1)
     statePointer.initialize(to: initialState)
     self.graph = ObservationGraph(stateSize: 0)

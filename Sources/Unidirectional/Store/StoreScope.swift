@@ -200,9 +200,18 @@ final class ChildReader<RootState: Sendable, State: Sendable>: Sendable {
 
   /// Starts keeping `lastKnown` current from `root`, if the child state can go away: an observer
   /// of the whole child state, registered before any observer of the child, so it runs first.
-  func keepLastKnown<RootAction>(in root: Store<RootState, RootAction>) {
+  ///
+  /// - Parameter byOwner: For the store of an element, its keeper's work when the root store's
+  ///   owner runs it, in code specialized for the element (see `ElementAccess`); returns
+  ///   `false` when run otherwise.
+  func keepLastKnown<RootAction>(
+    in root: Store<RootState, RootAction>, byOwner: (@Sendable () -> Bool)? = nil
+  ) {
     guard isOptional else { return }
     let token = root.observeInternally { [weak root, weak self] in
+      // First, without loading the weak references: the root store is alive while its owner
+      // runs this.
+      if let byOwner, byOwner() { return }
       guard let root, let self, let state = self.readWhole(from: root) else { return }
       self.remember(state)
     }
@@ -245,14 +254,15 @@ final class ScopedStore<
 
   init(
     root: Store<RootState, RootAction>, reader: ChildReader<RootState, State>,
-    embed: @escaping @Sendable (Action) -> RootAction, fileID: String, line: UInt
+    embed: @escaping @Sendable (Action) -> RootAction, fileID: String, line: UInt,
+    keep: (@Sendable () -> Bool)? = nil
   ) {
     self.root = root
     self.reader = reader
     self.embed = embed
     self.fileID = fileID
     self.line = line
-    reader.keepLastKnown(in: root)
+    reader.keepLastKnown(in: root, byOwner: keep)
   }
 
   func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {

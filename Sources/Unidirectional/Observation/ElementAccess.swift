@@ -1,0 +1,253 @@
+/// How the store of one element of an `IdentifiedArray`, made by `scope(state:id:action:)` on a
+/// root store, reads its element while the root store's owner runs an observer: straight from
+/// the root's state, with the probe found by prediction, in code specialized for the element
+/// and for the value read.
+///
+/// Otherwise a child store reads through `StoreScope`, an existential over the root's types:
+/// generic code that is not specialized, paying metadata look-ups on every read, and on every
+/// evaluation of the probes it makes. Here what depends on the root's types (finding the
+/// element by id, reading the array's write record) is made where they are known
+/// (`scope(state:id:action:)` is inlinable), and what depends on the value read is made by the
+/// read (`Store.read` is inlinable). Reads on other threads, and reads outside observers, still
+/// go through the child's `ChildReader`; the probes either way are the same, under the same keys.
+@usableFromInline
+class ElementAccess<Element>: @unchecked Sendable {
+  // Safe: the stored properties never change. `graph` and `state` are used only by the thread
+  // that owns the root store, while it runs an observer (`ownerRecorder`), as the root store's
+  // own reads use them; the root store is alive then, held by the child store or the running
+  // observer.
+
+  /// The root store.
+  @usableFromInline final let root: ObjectIdentifier
+  /// The root store's observation graph.
+  @usableFromInline final let graph: ObservationGraph
+  /// The root store's state.
+  @usableFromInline final let state: UnsafeMutableRawPointer
+  /// The id of the child's reader (`ChildReader.id`): its reads answer from `lastKnown` once the
+  /// element is gone. The keeper's reads, which do not, use `reader + 1`.
+  @usableFromInline final let reader: UInt64
+  /// The element when last seen (the child reader's).
+  @usableFromInline final let lastKnown: Locked<Element>
+  /// The address of the element in a root state, or `nil` if it has none there. Valid while that
+  /// state is neither written nor released.
+  @usableFromInline final let locate: @Sendable (UnsafeRawPointer) -> UnsafeRawPointer?
+  /// `\Element.self`, made once, read by the keeper.
+  @usableFromInline final let whole: KeyPath<Element, Element> = \Element.self
+
+  @usableFromInline
+  init(
+    root: ObjectIdentifier, graph: ObservationGraph, state: UnsafeMutableRawPointer,
+    reader: UInt64, lastKnown: Locked<Element>,
+    locate: @escaping @Sendable (UnsafeRawPointer) -> UnsafeRawPointer?
+  ) {
+    self.root = root
+    self.graph = graph
+    self.state = state
+    self.reader = reader
+    self.lastKnown = lastKnown
+    self.locate = locate
+  }
+
+  /// The recorder of the observer the root store's owner runs on this thread now, if any: its
+  /// reads may then use `recordedRead`.
+  @inlinable
+  final var ownerRecorder: Unmanaged<AccessRecorder>? {
+    guard let recorder = AccessRecorder.current,
+      recorder._withUnsafeGuaranteedRef({ $0.store == root && $0.isOwning })
+    else { return nil }
+    return recorder
+  }
+
+  /// Reads `field` of the element for the observer that `recorder` (an `ownerRecorder`) records,
+  /// and records the read. Once the element is gone, answers from `lastKnown`.
+  @inlinable
+  final func recordedRead<Value>(_ field: KeyPath<Element, Value>, by recorder: AccessRecorder)
+    -> Value
+  {
+    let value = record(field, reader: reader, lastKnown: lastKnown, by: recorder) {
+      read, isUnchanged in
+      { state, probe in
+        let new = read(state)
+        let unchanged = isUnchanged(probe.value, new)
+        // Always: equal values may live in different storage (DESIGN invariant 4).
+        probe.value = new
+        return !unchanged
+      }
+    }
+    // Never `nil`: answered from `lastKnown` once the element is gone.
+    return value!
+  }
+
+  /// The keeper's read of the whole element (see `ChildReader.keepLastKnown`), recorded for the
+  /// keeper, which `recorder` (an `ownerRecorder`) runs; `nil` once the element is gone.
+  ///
+  /// Its probe does the keeper's work: whenever the element is written, it remembers the element
+  /// in `lastKnown`, and it never reports a change, so the keeper does not run again. Its own key
+  /// (`reader + 1`), so that no other observer shares it.
+  @inlinable
+  final func keeperRead(by recorder: AccessRecorder) -> Element? {
+    let lastKnown = lastKnown
+    return record(whole, reader: reader &+ 1, lastKnown: nil, by: recorder) { read, _ in
+      { state, probe in
+        let new = read(state)
+        probe.value = new
+        if let new { Self.remember(new, in: lastKnown) }
+        return false
+      }
+    }
+  }
+
+  /// Reads `field`, and records the read: the probe the running observer's last run had here if
+  /// it is this read, or a new one, whose refresh `makeRefresher` makes from the read and the
+  /// comparison of values.
+  ///
+  /// - Parameters:
+  ///   - reader: The reader id in the probe's key.
+  ///   - lastKnown: Where the value is read once the element is gone, if anywhere.
+  @inlinable
+  final func record<Value>(
+    _ field: KeyPath<Element, Value>, reader: UInt64, lastKnown: Locked<Element>?,
+    by recorder: AccessRecorder,
+    refresher makeRefresher: (
+      _ read: @escaping (UnsafeRawPointer) -> Value?,
+      _ isUnchanged: @escaping (Value?, Value?) -> Bool
+    ) -> (UnsafeRawPointer, ValueProbe<Value?>) -> Bool
+  ) -> Value? {
+    let locate = locate
+    if let probe = recorder.predictedProbe(), probe.reader == reader, probe.keyPath === field,
+      probe.kind == .element
+    {
+      // Made by this read (a reader id and a field key path object are never reused while a
+      // probe holds them): a `ValueProbe<Value?>`.
+      let probe = unsafeDowncast(probe, to: ValueProbe<Value?>.self)
+      recorder.append(probe)
+      // Refreshed whenever its element is written: its value is the current one.
+      guard probe.isLazy else { return probe.value }
+      let value = Self.value(
+        field, at: MemoryLayout<Element>.offset(of: field), in: state, locate: locate,
+        lastKnown: lastKnown)
+      graph.freshen(probe, with: value)
+      return value
+    }
+    recorder.readsAsPredicted = false
+    let fieldOffset = MemoryLayout<Element>.offset(of: field)
+    let value = Self.value(field, at: fieldOffset, in: state, locate: locate, lastKnown: lastKnown)
+    let isUnchanged: (Value?, Value?) -> Bool
+    switch ChangeRule<Value>.forType.optional.orIdentical {
+    case .compare(let rule):
+      isUnchanged = rule
+    case .always:
+      // A value that cannot be compared: changed after every write to its element.
+      isUnchanged = { _, _ in false }
+    }
+    let read: (UnsafeRawPointer) -> Value? = { state in
+      Self.value(field, at: fieldOffset, in: state, locate: locate, lastKnown: lastKnown)
+    }
+    let made = makeProbe(
+      field: field, isSafe: fieldOffset != nil, reader: reader, value: value, read: read,
+      isUnchanged: isUnchanged, refresher: makeRefresher(read, isUnchanged))
+    recorder.append(graph.probe(made, state: state))
+    return value
+  }
+
+  /// The value at `field` of the element in `state`: a load if the field is stored (at
+  /// `offset`); once the element is gone, from `lastKnown`, or `nil` without it.
+  @inlinable
+  static func value<Value>(
+    _ field: KeyPath<Element, Value>, at offset: Int?, in state: UnsafeRawPointer,
+    locate: (UnsafeRawPointer) -> UnsafeRawPointer?, lastKnown: Locked<Element>?
+  ) -> Value? {
+    guard let element = locate(state) else {
+      // Copied out first: the key path's getter runs outside the lock.
+      return lastKnown.map { $0.withLock { $0 }[keyPath: field] }
+    }
+    if let offset { return element.load(fromByteOffset: offset, as: Value.self) }
+    return element.assumingMemoryBound(to: Element.self).pointee[keyPath: field]
+  }
+
+  /// Remembers `element` in `lastKnown`, as the last one the child had.
+  @inlinable
+  static func remember(_ element: Element, in lastKnown: Locked<Element>) {
+    var element = element
+    lastKnown.withLock { swap(&$0, &element) }
+    // The previous element is released here, outside the lock: its deinit may call back in.
+  }
+
+  /// The element probe of `field` for this child (see `makeElementProbe`, whose probes these
+  /// are, made from the parts given).
+  @usableFromInline
+  func makeProbe<Value>(
+    field: KeyPath<Element, Value>, isSafe: Bool, reader: UInt64, value: Value?,
+    read: @escaping (UnsafeRawPointer) -> Value?,
+    isUnchanged: @escaping (Value?, Value?) -> Bool,
+    refresher: @escaping (UnsafeRawPointer, ValueProbe<Value?>) -> Bool
+  ) -> Probe {
+    preconditionFailure("abstract")
+  }
+}
+
+/// `ElementAccess` for an element of an `IdentifiedArray` at a known offset of the root state.
+@usableFromInline
+final class IdentifiedElementAccess<Element: Identifiable>: ElementAccess<Element>,
+  @unchecked Sendable
+where Element.ID: Sendable {
+  // Safe: as `ElementAccess`; `readWrites` is called only by the owner of the root store.
+
+  /// The key path of the array in the root state.
+  let array: AnyKeyPath
+  let id: Element.ID
+  /// Reads the array's write record from a root state (see `ElementGroup`).
+  let readWrites: (UnsafeRawPointer) -> ElementWrites
+
+  @usableFromInline
+  init(
+    root: ObjectIdentifier, graph: ObservationGraph, state: UnsafeMutableRawPointer,
+    reader: UInt64, lastKnown: Locked<Element>, array: AnyKeyPath, id: Element.ID,
+    locate: @escaping @Sendable (UnsafeRawPointer) -> UnsafeRawPointer?,
+    readWrites: @escaping (UnsafeRawPointer) -> ElementWrites
+  ) {
+    self.array = array
+    self.id = id
+    self.readWrites = readWrites
+    super.init(
+      root: root, graph: graph, state: state, reader: reader, lastKnown: lastKnown,
+      locate: locate)
+  }
+
+  @usableFromInline
+  override func makeProbe<Value>(
+    field: KeyPath<Element, Value>, isSafe: Bool, reader: UInt64, value: Value?,
+    read: @escaping (UnsafeRawPointer) -> Value?,
+    isUnchanged: @escaping (Value?, Value?) -> Bool,
+    refresher: @escaping (UnsafeRawPointer, ValueProbe<Value?>) -> Bool
+  ) -> Probe {
+    ElementProbe(
+      kind: .element, isSafe: isSafe, field: field, arrayKeyPath: array, id: id,
+      idHash: id.hashValue, reader: reader, generation: graph.generation, value: value,
+      read: read, isUnchanged: isUnchanged, readWrites: readWrites, refresher: refresher)
+  }
+}
+
+/// What `scope(state:id:action:)` makes of an `IdentifiedElementAccess` where the root state's
+/// type is known, so that it is specialized.
+@usableFromInline
+struct ElementAccessParts<Element> {
+  /// See `ElementAccess.locate`.
+  @usableFromInline let locate: @Sendable (UnsafeRawPointer) -> UnsafeRawPointer?
+  /// See `IdentifiedElementAccess.readWrites`.
+  @usableFromInline let readWrites: (UnsafeRawPointer) -> ElementWrites
+  /// The keeper's work when the root store's owner runs it (see `ChildReader.keepLastKnown`):
+  /// returns `false` when run otherwise.
+  @usableFromInline let keep: @Sendable (ElementAccess<Element>) -> Bool
+
+  @inlinable
+  init(
+    locate: @escaping @Sendable (UnsafeRawPointer) -> UnsafeRawPointer?,
+    readWrites: @escaping (UnsafeRawPointer) -> ElementWrites,
+    keep: @escaping @Sendable (ElementAccess<Element>) -> Bool
+  ) {
+    self.locate = locate
+    self.readWrites = readWrites
+    self.keep = keep
+  }
+}
