@@ -85,14 +85,21 @@ extension Store {
     // observers read through them (see `ElementAccess`). Only for a root store's array at a
     // fixed offset; a child store's own child goes through the general path.
     let parts = MemoryLayout<State>.offset(of: state).map { offset in
-      ElementAccessParts<Element>(
+      let hint = ElementPositionHint()
+      return ElementAccessParts<Element>(
         locate: { state in
           let array = (state + offset).assumingMemoryBound(to: IdentifiedArray<Element>.self)
-          guard let position = array.pointee.positions[id] else { return nil }
           // The element buffer stays where it is while the state is neither written nor
           // released, which is as long as the caller may use the address.
-          return array.pointee.elements.withUnsafeBufferPointer {
-            UnsafeRawPointer($0.baseAddress! + position)
+          return array.pointee.elements.withUnsafeBufferPointer { elements in
+            // Where the element was last: a look-up by id costs a hash.
+            let hinted = hint.position
+            if hinted < elements.count, elements[hinted].id == id {
+              return UnsafeRawPointer(elements.baseAddress! + hinted)
+            }
+            guard let position = array.pointee.positions[id] else { return nil }
+            hint.position = position
+            return UnsafeRawPointer(elements.baseAddress! + position)
           }
         },
         readWrites: IdentifiedArray<Element>.writesReader(atOffset: offset),
