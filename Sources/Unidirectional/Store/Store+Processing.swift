@@ -16,7 +16,7 @@ extension Store {
   @inlinable
   @discardableResult
   func process(_ action: Action) -> StoreTask {
-    if interceptors.isEmpty, gate.tryAcquireForReducing() {
+    if !isIntercepted, gate.tryAcquireForReducing() {
       return StoreTask(reduceOwned(action))
     }
     return processSlowPath(action)
@@ -41,7 +41,7 @@ extension Store {
   /// task, so that it is dropped if that task is cancelled before the action's turn comes.
   @inlinable
   func process(_ action: Action, from origin: EffectOrigin?) -> StoreTask {
-    if interceptors.isEmpty, gate.tryAcquireForReducing() {
+    if !isIntercepted, gate.tryAcquireForReducing() {
       return StoreTask(reduceOwned(action))
     }
     return processSlowPath(action, from: origin)
@@ -51,7 +51,7 @@ extension Store {
   /// short reduce, then queues the action (and drains the store if it became idle meanwhile).
   @usableFromInline
   func processSlowPath(_ action: Action, from origin: EffectOrigin? = nil) -> StoreTask {
-    if interceptors.isEmpty, !gate.isOwnedByCurrentThread {
+    if !isIntercepted, !gate.isOwnedByCurrentThread {
       // Another thread holds the store for tens of nanoseconds per action: retrying, yielding
       // the processor and then sleeping while it reduces, is far cheaper than queueing behind it
       // (once actions are queued, the owner drains them, and senders that find it draining
@@ -167,7 +167,7 @@ extension Store {
         }
       case .action(let next):
         let task: Task<Void, Never>?
-        if interceptors.isEmpty {
+        if !isIntercepted {
           gate.beginReducing()
           let effect = reduce(next.action)
           gate.endReducing()

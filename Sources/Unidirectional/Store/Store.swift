@@ -123,6 +123,9 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   @usableFromInline let drainRecorder: AccessRecorder
   /// Code run around each action (see ``StoreInterceptor``); empty for child stores.
   @usableFromInline let interceptors: [StoreInterceptor<State, Action>]
+  /// `!interceptors.isEmpty`, kept: in generic code that is not specialized (a child store
+  /// sending to its root), asking the array costs two metadata look-ups per action.
+  @usableFromInline let isIntercepted: Bool
   /// The id of the next observer: ids give the order observers run in.
   let nextObserverID = Atomic<UInt64>(0)
   /// The key paths reported to the registrar for tracked reads, made once per read.
@@ -214,6 +217,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     self.effects = EffectRuntime(reportIssue: onIssue)
     self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self), isOwning: true)
     self.interceptors = interceptors
+    self.isIntercepted = !interceptors.isEmpty
     drainRecorder.store = ObjectIdentifier(self)
   }
 
@@ -234,6 +238,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     self.effects = EffectRuntime(reportIssue: StoreIssue.printToStandardError)
     self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self), isOwning: true)
     self.interceptors = []
+    self.isIntercepted = false
   }
 
   deinit {

@@ -147,15 +147,12 @@ final class ChildReader<RootState: Sendable, State: Sendable>: Sendable {
 
   /// Whether the child state is in `root` now, read without tracking.
   func isPresent<RootAction>(in root: Store<RootState, RootAction>) -> Bool {
+    // First: this generic code is not specialized, and what follows looks up `State?`.
+    if case .required = toState { return true }
     guard let offset else { return toState.current(in: root) != nil }
-    switch toState {
-    case .required:
-      return true
-    case .optional:
-      return root.copyShared {
-        UnsafeRawPointer($0).load(fromByteOffset: offset, as: State?.self) != nil
-      }.copy
-    }
+    return root.copyShared {
+      UnsafeRawPointer($0).load(fromByteOffset: offset, as: State?.self) != nil
+    }.copy
   }
 
   /// Whether the child state can go away (so that a keeper must remember its last value).
