@@ -90,7 +90,9 @@ extension CasePath where Root == ListAction {
 
 @MainActor
 func makeCompositionScenarios() -> [Scenario] {
-  func listScenario(rows: Int) -> () -> (Int) -> Void {
+  /// - Parameter byKeyPath: Whether each row's observer is `row.observe(\.value) { … }` rather
+  ///   than `row.observe { … row.value … }`.
+  func listScenario(rows: Int, byKeyPath: Bool = false) -> () -> (Int) -> Void {
     {
       let store = Store(
         initialState: ListState(
@@ -99,6 +101,7 @@ func makeCompositionScenarios() -> [Scenario] {
       let sink = Sink()
       let tokens = (0..<rows).map { id in
         let row = store.scope(state: \.rows, id: id) { ListAction.row(id: id, action: $0) }!
+        if byKeyPath { return row.observe(\.value) { sink.add($0) } }
         return row.observe { sink.add(row.value) }
       }
       return { iterations in
@@ -162,5 +165,9 @@ func makeCompositionScenarios() -> [Scenario] {
       target: .ratio(over: "C3 forEach, 1 row with a child-store observer", atMost: 2),
       make: listScenario(rows: 1_000)
     ),
+    Scenario(
+      name: "C5 forEach, 1 row observed by key path", actions: 500_000,
+      target: .ratio(over: "C3 forEach, 1 row with a child-store observer", atMost: 1.2),
+      make: listScenario(rows: 1, byKeyPath: true)),
   ]
 }

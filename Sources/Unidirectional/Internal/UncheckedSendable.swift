@@ -4,9 +4,11 @@
 /// captures are `Hashable` values fixed when it is created, so sharing one between threads is
 /// safe even though `KeyPath` does not conform to `Sendable`. Also for `AnyHashable` boxes of
 /// ids that are `Sendable` (the box itself is immutable).
+@usableFromInline
 struct UncheckedSendable<Value>: @unchecked Sendable {
-  let value: Value
+  @usableFromInline let value: Value
 
+  @inlinable
   init(_ value: Value) {
     self.value = value
   }

@@ -74,12 +74,27 @@ extension Store {
   ///   - body: Receives the value.
   /// - Returns: A token: the observer runs as long as it is alive and not cancelled. In optimized
   ///   builds `_ = token` does not keep it alive; store it.
+  @inlinable
   public func observe<Value>(
     _ keyPath: KeyPath<State, Value>,
     _ body: @escaping @Sendable (Value) -> Void
   ) -> ObservationToken {
-    if let scope { return scope.observe(keyPath, body) }
+    // Inlined, so that the observer's reads are specialized.
     let keyPath = UncheckedSendable(keyPath)
+    if let scope {
+      guard let elementAccess else { return scope.observe(keyPath.value, body) }
+      // A row store: read through its `ElementAccess` when the root's owner runs the observer,
+      // through the scope otherwise.
+      let readThroughScope = scope.observedRead(of: keyPath.value)
+      return scope.observe {
+        if let recorder = elementAccess.ownerRecorder {
+          body(
+            recorder._withUnsafeGuaranteedRef { elementAccess.recordedRead(keyPath.value, by: $0) })
+        } else if let value = readThroughScope() {
+          body(value)
+        }
+      }
+    }
     return observe { [weak self] in
       guard let self else { return }
       body(self.read(keyPath.value))

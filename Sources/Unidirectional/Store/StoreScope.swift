@@ -12,6 +12,9 @@ protocol StoreScope<State, Action>: Sendable {
   func observe(_ body: @escaping @Sendable () -> Void) -> ObservationToken
   func observe<Value>(_ keyPath: KeyPath<State, Value>, _ body: @escaping @Sendable (Value) -> Void)
     -> ObservationToken
+  /// A read of `keyPath` for an observer, which may outlive the child store: `nil` once the root
+  /// store is gone.
+  func observedRead<Value>(of keyPath: KeyPath<State, Value>) -> @Sendable () -> Value?
   func scope<ChildState: Sendable, ChildAction: Sendable>(
     state: ScopePath<State, ChildState>, action: @escaping @Sendable (ChildAction) -> Action
   ) -> Store<ChildState, ChildAction>?
@@ -290,12 +293,16 @@ final class ScopedStore<
   func observe<Value>(_ keyPath: KeyPath<State, Value>, _ body: @escaping @Sendable (Value) -> Void)
     -> ObservationToken
   {
+    let read = observedRead(of: keyPath)
+    return root.observe {
+      if let value = read() { body(value) }
+    }
+  }
+
+  func observedRead<Value>(of keyPath: KeyPath<State, Value>) -> @Sendable () -> Value? {
     let reader = self.reader
     let keyPath = UncheckedSendable(keyPath)
-    return root.observe { [weak root] in
-      guard let root else { return }
-      body(reader.read(keyPath.value, from: root))
-    }
+    return { [weak root] in root.map { reader.read(keyPath.value, from: $0) } }
   }
 
   func scope<ChildState: Sendable, ChildAction: Sendable>(
