@@ -290,6 +290,8 @@ import UnidirectionalTestSupport
     case elementReads
     /// Reads through row stores (`scope(state: \.rows, id:action:)`).
     case rowStoreReads
+    /// Reads through a row store made for the read, during the run, and dropped after it.
+    case freshRowStoreReads
     /// Observers registered on a row store.
     case rowHostedObservers
     /// Reads of a non-`Equatable` value.
@@ -418,6 +420,9 @@ import UnidirectionalTestSupport
     case skipped
     /// Would trap (an index out of range, `nil` force-unwrapped): changed, and never made.
     case invalid
+    /// A read through a row store made for it, whose row is absent: not made now (there is no
+    /// row store); once made, unchanged (its row store answers from the row it saw).
+    case absent
     case value(Seen)
   }
 
@@ -442,14 +447,15 @@ import UnidirectionalTestSupport
     let feature: Feature?
     /// The row whose row store it reads through.
     let rowStore: Int?
-    /// Reads through the store; returns the value's fingerprint and whether a guard holds.
-    let perform: @Sendable (Harness) -> (fingerprint: Int, holds: Bool)
+    /// Reads through the store; returns the value's fingerprint and whether a guard holds, or
+    /// `nil` if the read is not made (see `Evaluation.absent`).
+    let perform: @Sendable (Harness) -> (fingerprint: Int, holds: Bool)?
     /// Evaluates the read on a state, given the last value of every row seen present.
     let evaluate: @Sendable (UnsafePointer<State>, [Int: Row]) -> Evaluation
 
     init(
       name: String, use: Use, feature: Feature?, rowStore: Int?,
-      perform: @escaping @Sendable (Harness) -> (fingerprint: Int, holds: Bool),
+      perform: @escaping @Sendable (Harness) -> (fingerprint: Int, holds: Bool)?,
       evaluate: @escaping @Sendable (UnsafePointer<State>, [Int: Row]) -> Evaluation
     ) {
       self.name = name
@@ -538,6 +544,27 @@ import UnidirectionalTestSupport
             return .value(Seen(model(row)))
           }))
       rowStoreReads[id, default: []].append(index)
+    }
+
+    /// A read through a store of row `id` made for the read, in the observer's run, and dropped
+    /// after it: not made while the row is absent. Once made, the read answers from the row it
+    /// saw after the row is gone, so the removal is no change (its probe outlives its row store,
+    /// whose reader id must not be taken by the next run's row store).
+    mutating func freshRowStore<Value: Hashable & Sendable>(
+      _ name: String, id: Int, _ read: @escaping @Sendable (RowStore) -> Value,
+      _ model: @escaping @Sendable (Row) -> Value
+    ) {
+      add(
+        ReadDefinition(
+          name: "scope(\\.rows, id: \(id))?.\(name)", use: .plain, feature: .freshRowStoreReads,
+          rowStore: nil,
+          perform: { harness in
+            let row = harness.store.scope(state: \.rows, id: id) { Action.row(id: id, $0) }
+            return row.map { (read($0).hashValue, true) }
+          },
+          evaluate: { state, _ in
+            state.pointee.rows[id: id].map { .value(Seen(model($0))) } ?? .absent
+          }))
     }
 
     static func make() -> Vocabulary {
@@ -667,6 +694,7 @@ import UnidirectionalTestSupport
         v.rowStore("state", id: id, { $0.state }, { $0 })
         v.rowStore("[\\.value]", id: id, { $0[\.value] }, { $0.value })
         v.rowStore("[\\.label.count]", id: id, { $0[\.label.count] }, { $0.label.count })
+        v.freshRowStore("value", id: id, { $0.value }, { $0.value })
       }
       // Guards, and the reads only valid behind them.
       for index in minimumListCount..<maximumListCount {
@@ -1296,7 +1324,7 @@ import UnidirectionalTestSupport
       var reads: [(read: Int, seen: Seen)] = []
       func read(_ read: Int) -> Seen? {
         switch evaluate(read) {
-        case .skipped: return nil
+        case .skipped, .absent: return nil
         case .invalid:
           errors.append("the model: #\(id) makes \(definitions[read].name), which traps now")
           return nil
@@ -1332,6 +1360,7 @@ import UnidirectionalTestSupport
         if rules.ignoring.contains(definitions[recorded.read].name) { return false }
         switch evaluate(recorded.read) {
         case .skipped, .invalid: return true
+        case .absent: return false
         case .value(let new): return !recorded.seen.box.isUnchanged(to: new.box)
         }
       }
@@ -1363,14 +1392,16 @@ import UnidirectionalTestSupport
       switch step {
       case .read(let index):
         switch evaluate(index) {
-        case .skipped: return []
+        case .skipped, .absent: return []
         case .invalid: return nil
         case .value(let seen): return [(index, seen)]
         }
       case .guarded(let condition, let then):
         guard case .value(let seen) = evaluate(condition) else { return nil }
         guard seen.holds else { return [(condition, seen)] }
-        guard case .value(let value) = evaluate(then) else {
+        let evaluation = evaluate(then)
+        if case .absent = evaluation { return [(condition, seen)] }
+        guard case .value(let value) = evaluation else {
           errors.append("the model: \(definitions[then].name) traps behind its guard")
           return nil
         }
@@ -1696,7 +1727,8 @@ import UnidirectionalTestSupport
       ("action replaceRow", 30), ("action addRow", 50), ("action noop", 50),
       ("row store send", 50), ("row store", 20), ("cancel", 50), ("guarded", 10),
       ("read guardedReads", 1), ("read computedReads", 5), ("read elementReads", 5),
-      ("read rowStoreReads", 3), ("read nonEquatable", 1), ("read wholeState", 1),
+      ("read rowStoreReads", 3), ("read freshRowStoreReads", 3), ("read nonEquatable", 1),
+      ("read wholeState", 1),
       ("read classIdentity", 1), ("row hosted", 1), ("cancel self", 1), ("cancel other", 1),
       ("register", 1), ("unguarded outside", 20),
     ]
