@@ -48,6 +48,10 @@ public struct REPL<State: Sendable, Action: Sendable> {
     case sendWithoutWaiting(Action)
     /// Lets time pass before reading the next line (effects run meanwhile).
     case wait(Duration)
+    /// Reads the next line without showing it as it is typed (see
+    /// ``Terminal/readSecretLine(prompt:)``), such as a password, and does what `then` says
+    /// with it. At a terminal, `prompt` is shown first; from a script, the next line is read.
+    case readSecret(prompt: String, then: @Sendable (_ secret: String) -> Step)
     /// Prints the text on standard output.
     case print(String)
     /// Prints the help for the current state.
@@ -124,7 +128,15 @@ public struct REPL<State: Sendable, Action: Sendable> {
         if terminal.isInteractive { terminal.print("") }
         break
       }
-      switch interpret(line, store.state) {
+      var step = interpret(line, store.state)
+      while case .readSecret(let secretPrompt, let then) = step {
+        guard let secret = terminal.readSecretLine(prompt: secretPrompt) else {
+          if terminal.isInteractive { terminal.print("") }
+          break loop
+        }
+        step = then(secret)
+      }
+      switch step {
       case .send(let action):
         let task = store.send(action)
         if !terminal.isInteractive { await task.finish() }
@@ -138,7 +150,7 @@ public struct REPL<State: Sendable, Action: Sendable> {
         terminal.print(help(store.state))
       case .quit:
         break loop
-      case .nothing:
+      case .nothing, .readSecret:
         continue
       case .failure(let message):
         terminal.printError(message)

@@ -217,13 +217,42 @@ public final class Terminal: Sendable {
     return line
   }
 
+  /// Reads one line that is not shown as it is typed, such as a password; `nil` at the end of
+  /// input.
+  ///
+  /// At a terminal, shows `prompt` and turns the terminal's echo off while the line is typed
+  /// (the newline still shows), then turns it back on; Ctrl-C meanwhile (with
+  /// ``exitOnInterrupt(status:)``) turns it back on before the program ends. Otherwise (input
+  /// from a pipe or a file) it reads the next line as ``readLine()`` does, without a prompt.
+  ///
+  /// - Parameter text: The prompt, such as `"password: "`.
+  /// - Returns: The line, or `nil` at the end of input.
+  public func readSecretLine(prompt text: String) -> String? {
+    var settings = termios()
+    guard isInteractive, tcgetattr(input, &settings) == 0 else {
+      prompt(text)
+      return readLine()
+    }
+    var quiet = settings
+    quiet.c_lflag &= ~tcflag_t(ECHO)
+    quiet.c_lflag |= tcflag_t(ECHONL)
+    Interrupt.echoIsOff(on: input, settings: settings)
+    _ = tcsetattr(input, TCSANOW, &quiet)
+    defer {
+      _ = tcsetattr(input, TCSANOW, &settings)
+      Interrupt.echoIsOff(on: nil, settings: settings)
+    }
+    prompt(text)
+    return readLine()
+  }
+
   /// Ends the program with `status` when it receives `SIGINT` (Ctrl-C at a terminal), from any
   /// state: waiting for input or running effects.
   ///
-  /// The terminal's settings are never changed (input is read line by line, as the terminal
-  /// delivers it), so there is nothing to restore but the cursor: at a terminal, if a prompt
-  /// is showing, its line (with the `^C` echo) is ended first, so the shell's prompt starts on
-  /// a line of its own. Output is never buffered, so none is lost.
+  /// The terminal's settings are changed only while ``readSecretLine(prompt:)`` waits (its echo
+  /// is then put back), so there is little to restore but the cursor: at a terminal, if a
+  /// prompt is showing, its line (with the `^C` echo) is ended first, so the shell's prompt
+  /// starts on a line of its own. Output is never buffered, so none is lost.
   ///
   /// With the default status the process then ends by `SIGINT` itself, as well-behaved Unix
   /// tools do: the shell reports status 130, and a script that ran the program stops too

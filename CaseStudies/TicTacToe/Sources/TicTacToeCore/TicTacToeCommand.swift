@@ -8,6 +8,9 @@ import Unidirectional
 public enum TicTacToeCommand: Equatable, Sendable {
   /// Send this action to the store.
   case send(TicTacToe.Action)
+  /// Read the password from the next line, without showing it as it is typed (`password` alone,
+  /// on the login screen).
+  case readPassword
   /// Show the commands of the current screen.
   case help
   /// Leave the program.
@@ -38,6 +41,7 @@ public enum TicTacToeCommand: Equatable, Sendable {
         email ADDRESS    set the email: NAME@DOMAIN, e.g. blob@example.com (put '2fa' in it to
                          try two-factor)
         password SECRET  set the password (the demo accepts 'password')
+        password         ask for the password, not shown as it is typed
         login            log in
         """
       case .twoFactor:
@@ -175,9 +179,7 @@ public enum TicTacToeCommand: Equatable, Sendable {
       }
       return .send(.login(.emailChanged(String(argument))))
     case "password":
-      guard !argument.isEmpty else {
-        return .invalid(message: "'password' needs a password, e.g. 'password secret'")
-      }
+      guard !argument.isEmpty else { return .readPassword }
       return .send(.login(.passwordChanged(Secret(String(argument)))))
     default:
       guard argument.isEmpty else { return noArgument(command, on: .login) }

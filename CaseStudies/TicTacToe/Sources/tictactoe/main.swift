@@ -58,6 +58,12 @@ let repl = REPL(
   interpret: { line, state in
     switch TicTacToeCommand(line, state: state) {
     case .send(let action): .send(action)
+    case .readPassword:
+      .readSecret(prompt: "password: ") { password in
+        password.isEmpty
+          ? .failure("the password is empty; type 'password' to try again")
+          : .send(.login(.passwordChanged(Secret(password))))
+      }
     case .help: .help
     case .exit: .quit
     case .nothing: .nothing

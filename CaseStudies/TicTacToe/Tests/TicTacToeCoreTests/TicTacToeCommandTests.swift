@@ -31,6 +31,7 @@ import UnidirectionalTestSupport
     #expect(
       TicTacToeCommand("password a b", state: login)
         == .send(.login(.passwordChanged(Secret("a b")))))
+    #expect(TicTacToeCommand("password", state: login) == .readPassword)
     #expect(TicTacToeCommand("quit", state: login) == .exit)
     #expect(TicTacToeCommand("help", state: login) == .help)
     #expect(TicTacToeCommand("  ", state: login) == .nothing)

@@ -48,7 +48,7 @@ import UnidirectionalTestSupport
         counts.invalid += 1
         #expect(!message.isEmpty && !message.contains("\n") && message.count < 200)
         #expect(store.state == before)
-      case .help, .nothing, .exit:
+      case .help, .nothing, .exit, .readPassword:
         break
       }
       if let problem = Self.invalidity(of: store.state) {

@@ -89,6 +89,54 @@ import UnidirectionalTestSupport
     #expect(output.standardOutput.contains("login failed: Wrong email or password."))
   }
 
+  /// `password` alone reads the password from the next line; from a script too. An empty one is
+  /// refused.
+  @Test func passwordAloneReadsTheNextLine() throws {
+    let output = try Self.run([
+      "email a@b.c", "password", "", "password", "password", "login", "x Ann",
+    ])
+    #expect(output.status == 1)
+    #expect(
+      output.standardError == "error: the password is empty; type 'password' to try again\n")
+    #expect(output.standardOutput.contains("== New game =="))
+  }
+
+  #if canImport(Glibc)
+    /// At a terminal, `password` alone asks for the password and does not show it as it is
+    /// typed; the terminal shows what is typed again afterwards.
+    @Test(.timeLimit(.minutes(1))) func aPasswordTypedAtATerminalIsNotShown() throws {
+      let session = try TerminalSession(
+        "tictactoe", environment: ["PATH": "/usr/bin:/bin", "NO_COLOR": "1"])
+      #expect(session.read(until: "tictactoe> "))
+      session.type("password\n")
+      #expect(session.read(until: "password: "))
+      session.type("hunter2\n")
+      // Text typed before the echo is back on would not show: wait for the next prompt.
+      #expect(session.read { $0.components(separatedBy: "tictactoe> ").count == 3 })
+      session.type("email a@b.c\n")
+      #expect(session.read(until: "ready: type 'login'"))
+      session.type("quit\n")
+      #expect(session.exitStatus() == 0)
+      #expect(!session.shown.contains("hunter2"))
+      // Typed text shows again after the password.
+      #expect(session.shown.contains("email a@b.c"))
+    }
+
+    /// Ctrl-C while a password is being typed ends the program, and the terminal shows what is
+    /// typed again (a shell left without echo is hard to use).
+    @Test(.timeLimit(.minutes(1))) func interruptWhileAPasswordIsTypedTurnsTheEchoBackOn() throws {
+      let session = try TerminalSession(
+        "tictactoe", environment: ["PATH": "/usr/bin:/bin", "NO_COLOR": "1"])
+      #expect(session.read(until: "tictactoe> "))
+      session.type("password\n")
+      #expect(session.read(until: "password: "))
+      #expect(!session.echoes)
+      session.process.interrupt()
+      #expect(session.exitStatus() == SIGINT)
+      #expect(session.echoes)
+    }
+  #endif
+
   /// `quit` leaves the program from every screen, a game included; `leave` goes back from a
   /// game to the new-game screen.
   @Test func quitLeavesTheProgramFromAGameAndLeaveGoesBack() throws {

@@ -1,24 +1,22 @@
 import Foundation
-import Testing
-import UnidirectionalTestSupport
 
 #if canImport(Glibc)
   import Glibc
 
   /// One of the package's executables running under a pseudo-terminal, driven as a person
   /// would: type text, read what the terminal shows, with every wait bounded in time.
-  final class TerminalSession {
-    let process = Process()
+  public final class TerminalSession {
+    public let process = Process()
     private let primary: Int32
     /// The program's side, kept open here too: once every copy of it is closed, Linux may
     /// report the end of the terminal before the last bytes written to it can be read.
     private let secondary: FileHandle
     /// Everything the program showed so far (with the terminal's echo of typed text).
-    private(set) var shown = ""
+    public private(set) var shown = ""
 
     /// Starts `name` with the pseudo-terminal as standard input and output, and standard error
     /// on the terminal too unless `standardError` is given.
-    init(
+    public init(
       _ name: String, arguments: [String] = [], environment: [String: String],
       standardError: FileHandle? = nil
     ) throws {
@@ -45,8 +43,15 @@ import UnidirectionalTestSupport
       close(primary)
     }
 
+    /// Whether the terminal shows what is typed (its `ECHO` setting).
+    public var echoes: Bool {
+      var settings = termios()
+      guard tcgetattr(primary, &settings) == 0 else { return false }
+      return settings.c_lflag & tcflag_t(ECHO) != 0
+    }
+
     /// Types `text` (a Ctrl-D is "\u{04}").
-    func type(_ text: String) {
+    public func type(_ text: String) {
       let bytes = Array(text.utf8)
       _ = bytes.withUnsafeBytes { write(primary, $0.baseAddress, $0.count) }
     }
@@ -56,7 +61,7 @@ import UnidirectionalTestSupport
     ///
     /// - Returns: Whether `condition` held.
     @discardableResult
-    func read(seconds: Double = 30, until condition: (String) -> Bool) -> Bool {
+    public func read(seconds: Double = 30, until condition: (String) -> Bool) -> Bool {
       let deadline = Date().addingTimeInterval(seconds)
       var buffer = [UInt8](repeating: 0, count: 4096)
       while !condition(shown), Date() < deadline {
@@ -71,14 +76,14 @@ import UnidirectionalTestSupport
 
     /// Reads until `text` appears.
     @discardableResult
-    func read(until text: String, seconds: Double = 30) -> Bool {
+    public func read(until text: String, seconds: Double = 30) -> Bool {
       read(seconds: seconds) { $0.contains(text) }
     }
 
     /// Waits for the program to exit, reading what it shows meanwhile.
     ///
     /// - Returns: Its exit status, or `nil` if it still ran after `seconds` (it is then killed).
-    func exitStatus(seconds: Double = 30) -> Int32? {
+    public func exitStatus(seconds: Double = 30) -> Int32? {
       let deadline = Date().addingTimeInterval(seconds)
       while process.isRunning, Date() < deadline {
         read(seconds: 0.2) { _ in false }
