@@ -72,6 +72,11 @@ import UnidirectionalTerminal
           case ("+", ""): return .send(.add)
           case ("ping", ""): return .send(.ping)
           case ("say", let text): return .print(String(text))
+          case ("secret", ""):
+            // Adds as many as the secret's length; an empty one is refused.
+            return .readSecret(prompt: "secret: ") { secret in
+              secret.isEmpty ? .failure("empty") : .sendWithoutWaiting(.add)
+            }
           case ("help", ""): return .help
           case ("quit", ""): return .quit
           default: return .failure("unknown command '\(InputLine.excerpt(input.command))'")
@@ -103,6 +108,18 @@ import UnidirectionalTerminal
       #expect(result.status == 1)
       #expect(result.errors == "error: unknown command 'bogus'\n")
       #expect(result.output == "count: 0\ncount: 1\ncount: 2\n")
+    }
+
+    /// A secret is the next line, handed to the step's closure; the end of input ends the loop.
+    @Test func aSecretIsTheNextLine() async {
+      let script = await run("secret\nhunter2\nsecret\n\nsecret\n")
+      #expect(script.status == 1)
+      #expect(script.output == "count: 0\ncount: 1\n")
+      #expect(script.errors == "error: empty\n")
+      // At a terminal (here not a real one: nothing to turn off), the secret's prompt shows.
+      let typed = await run("secret\nhunter2\n", isInteractive: true)
+      #expect(typed.output == "count: 0\nhello\n0> secret: count: 1\n1> \n")
+      #expect(!typed.output.contains("hunter2"))
     }
 
     @Test func quitStopsReading() async {
