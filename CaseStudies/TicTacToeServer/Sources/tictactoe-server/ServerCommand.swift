@@ -101,6 +101,15 @@ struct Options {
 @main
 enum ServerCommand {
   static func main() {
+    // First, before any thread is made: SIGINT and SIGTERM blocked in every thread (each
+    // inherits this one's mask), so that they stay pending until the main thread takes them
+    // with `sigwait` (at the end). A thread that left them unblocked could be handed one and
+    // drop it (ignored) or die of it (default action) before the shutdown.
+    var shutdownSignals = sigset_t()
+    sigemptyset(&shutdownSignals)
+    sigaddset(&shutdownSignals, SIGINT)
+    sigaddset(&shutdownSignals, SIGTERM)
+    pthread_sigmask(SIG_BLOCK, &shutdownSignals, nil)
     let options = Options(Array(CommandLine.arguments.dropFirst()))
     // Many clients, one descriptor each: raise the soft limit to the hard one.
     var fileLimit = rlimit()
@@ -130,45 +139,37 @@ enum ServerCommand {
       fail(error.description, code: 71)
     }
 
-    // Signals are taken by a dispatch source, not a handler: the shutdown runs as ordinary code.
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    let signalQueue = DispatchQueue(label: "tictactoe-server signals")
-    var signalSources: [DispatchSourceSignal] = []
-    for number in [SIGINT, SIGTERM] {
-      let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
-      // `@Sendable`: the handler runs on the signal queue, not on the main actor.
-      let onSignal: @Sendable () -> Void = {
-        log("\(number == SIGINT ? "SIGINT" : "SIGTERM"): no new connections; closing sessions")
-        server.stop { gameServer.shutdown() }
-        if let journal {
-          // Nothing journaled is left unwritten: wait for the last flush.
-          let flushed = DispatchSemaphore(value: 0)
-          Task {
-            try? await journal.log.waitUntilDurable()
-            flushed.signal()
-          }
-          flushed.wait()
-          let flushes = journal.flushCount
-          log(
-            "journal: \(journal.log.durableCount) entries on disk"
-              + (flushes.map { ", \($0) flushes in this run" } ?? ""))
-        }
-        let statistics = gameServer.statistics
-        log(
-          "stopped: \(statistics.gamesStarted) games started, \(statistics.moves) moves in "
-            + "finished games, \(statistics.games) games unfinished")
-        exit(0)
-      }
-      source.setEventHandler(handler: onSignal)
-      source.resume()
-      signalSources.append(source)
-    }
-
     server.start()
     log("listening on \(server.address)\(options.echo ? " (echo)" : "")")
     FileHandle.standardOutput.write(Data("listening on \(server.address)\n".utf8))
-    withExtendedLifetime(signalSources) { dispatchMain() }
+
+    // The main thread waits for SIGINT or SIGTERM, which every thread blocks (see the top), so
+    // the shutdown runs as ordinary code. Not a dispatch source: on Linux, `dispatchMain()` parks
+    // the main thread with signals unblocked, and a signal delivered there is lost (or, with the
+    // default action, ends the process before the shutdown).
+    var number: Int32 = 0
+    while sigwait(&shutdownSignals, &number) != 0 {}
+    log("\(number == SIGINT ? "SIGINT" : "SIGTERM"): no new connections; closing sessions")
+    server.stop { gameServer.shutdown() }
+    if let journal {
+      // Nothing journaled is left unwritten: wait for the last flush. Detached: a task made
+      // here would run on the main actor, whose thread this one is, waiting.
+      let flushed = DispatchSemaphore(value: 0)
+      Task.detached {
+        try? await journal.log.waitUntilDurable()
+        flushed.signal()
+      }
+      flushed.wait()
+      let flushes = journal.flushCount
+      log(
+        "journal: \(journal.log.durableCount) entries on disk"
+          + (flushes.map { ", \($0) flushes in this run" } ?? ""))
+    }
+    let statistics = gameServer.statistics
+    log(
+      "stopped: \(statistics.gamesStarted) games started, \(statistics.moves) moves in "
+        + "finished games, \(statistics.games) games unfinished")
+    exit(0)
   }
 
   /// Opens (or recovers) the journal in `directory`; exits 74 if it cannot.

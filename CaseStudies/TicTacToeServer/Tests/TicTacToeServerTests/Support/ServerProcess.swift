@@ -56,11 +56,39 @@ final class ServerProcess {
   }
 
   /// Sends `signal` and waits for the exit; returns the exit status and everything on stderr.
-  func stop(_ signal: Int32 = SIGTERM) -> (status: Int32, log: String) {
+  ///
+  /// A server still running after `seconds` is killed (its status is then `SIGKILL`'s), so that
+  /// a server that missed the signal fails the test instead of hanging it.
+  func stop(_ signal: Int32 = SIGTERM, seconds: Double = 20) -> (status: Int32, log: String) {
+    // Read meanwhile: a server blocked on a full stderr pipe would never exit.
+    let log = LogReader(stderrPipe.fileHandleForReading)
     kill(process.processIdentifier, signal)
-    let log = stderrPipe.fileHandleForReading.readDataToEndOfFile()
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning, Date() < deadline { usleep(10_000) }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: log, as: UTF8.self))
+    return (process.terminationStatus, log.text())
+  }
+
+  /// Reads a pipe to its end on a thread of its own.
+  private final class LogReader: @unchecked Sendable {
+    // Safe: `data` is written once, by the reading thread, before `done` is signalled, and read
+    // only after waiting for it.
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+      Thread.detachNewThread { [self] in
+        data = handle.readDataToEndOfFile()
+        done.signal()
+      }
+    }
+
+    /// What was read, once the pipe ended (or after 10 seconds more, if it does not).
+    func text() -> String {
+      guard done.wait(timeout: .now() + 10) == .success else { return "(the log did not end)" }
+      return String(decoding: data, as: UTF8.self)
+    }
   }
 
   /// Runs the executable with `arguments` to its end; returns its status and stderr.
