@@ -202,14 +202,13 @@ public final class GameServer: Sendable {
   ///   - reason: Why it closes.
   public func disconnect(_ id: Int, reason: CloseReason) {
     guard let entry = sessions.withLock({ $0.removeValue(forKey: id) }) else { return }
-    let wasQueued = entry.store.phase == .queued
-    entry.store.send(.close(reason))
     let fields = entry.withLock { fields in
       defer { fields = SessionEntry.Fields() }
       return fields
     }
+    entry.store.send(.close(reason))
     fields.sessionToken?.cancel()
-    if wasQueued { lobby.send(.leave(session: id)) }
+    if fields.isQueued { lobby.send(.leave(session: id)) }
     // The room and side are kept apart from the session's phase, which an idle timeout has
     // already closed by the time this runs.
     if let game = fields.game, let player = fields.player {
@@ -255,19 +254,28 @@ public final class GameServer: Sendable {
       entry.store.send(.hello(name: name))
     case .join:
       guard let name = session.name else { throw FrameError(.noName, "say hello first") }
-      guard session.phase == .lobby else {
+      // Queued here, under the entry's lock (see `SessionEntry.Fields.isQueued`).
+      let joins = entry.withLock { fields in
+        guard !fields.isQueued, fields.game == nil else { return false }
+        fields.isQueued = true
+        return true
+      }
+      guard joins, session.phase != .connected else {
         throw FrameError(.wrongPhase, "join from the lobby (you are \(session.phase.word))")
       }
       entry.store.send(.queued)
       lobby.send(.join(Lobby.Entrant(session: session.id, name: name)))
     case .leave:
-      switch session.phase {
-      case .queued:
+      let (wasQueued, game, player) = entry.withLock { fields in
+        defer { fields.isQueued = false }
+        return (fields.isQueued, fields.game, fields.player)
+      }
+      if wasQueued {
         lobby.send(.leave(session: session.id))
         entry.store.send(.leftQueue)
-      case .playing(_, let player, _):
-        entry.withLock(\.game)?.store.send(.forfeit(player, .left))
-      default:
+      } else if let game, let player {
+        game.store.send(.forfeit(player, .left))
+      } else {
         throw FrameError(.wrongPhase, "nothing to leave (you are \(session.phase.word))")
       }
     case .move(let game, let cell, let seq):
@@ -429,6 +437,7 @@ public final class GameServer: Sendable {
       entry.withLock { fields in
         fields.game = game
         fields.player = player
+        fields.isQueued = false
       }
       if let tokens = game.tokens {
         let token = player == .x ? tokens.x : tokens.o

@@ -12,6 +12,11 @@ final class SessionEntry: Sendable {
     var game: GameEntry?
     /// The side played in `game`.
     var player: Player?
+    /// Whether the session is in the lobby's queue: set by `join`, cleared by `leave`, a
+    /// disconnect or being seated. Kept here, not read from the session's phase: an action sent
+    /// to the session's store waits while another thread holds it (the lobby or a game sending
+    /// it theirs), and the client's next frame would read the phase before it.
+    var isQueued = false
   }
 
   /// Frames held back until what they report is durable (durable servers only).
