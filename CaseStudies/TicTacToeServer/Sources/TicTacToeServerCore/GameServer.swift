@@ -248,19 +248,24 @@ public final class GameServer: Sendable {
     let session = SessionFields(id: entry.id, phase: entry.store.phase, store: entry.store)
     switch frame {
     case .hello(let name):
-      guard session.phase == .connected else {
-        throw FrameError(.wrongPhase, "you said hello already")
+      let isFirst = entry.withLock { fields in
+        guard fields.name == nil else { return false }
+        fields.name = name
+        return true
       }
+      guard isFirst else { throw FrameError(.wrongPhase, "you said hello already") }
       entry.store.send(.hello(name: name))
     case .join:
-      guard let name = session.name else { throw FrameError(.noName, "say hello first") }
+      guard let name = entry.withLock(\.name) else {
+        throw FrameError(.noName, "say hello first")
+      }
       // Queued here, under the entry's lock (see `SessionEntry.Fields.isQueued`).
       let joins = entry.withLock { fields in
         guard !fields.isQueued, fields.game == nil else { return false }
         fields.isQueued = true
         return true
       }
-      guard joins, session.phase != .connected else {
+      guard joins else {
         throw FrameError(.wrongPhase, "join from the lobby (you are \(session.phase.word))")
       }
       entry.store.send(.queued)
@@ -312,6 +317,7 @@ public final class GameServer: Sendable {
       }
       let name = player == .x ? gameEntry.names.x : gameEntry.names.o
       let opponent = player == .x ? gameEntry.names.o : gameEntry.names.x
+      entry.withLock { $0.name = name }
       entry.store.send(.rejoined(game: game, player: player, opponent: opponent, name: name))
       seat([(entry, player)], in: gameEntry, after: nil)
     }

@@ -244,6 +244,38 @@ final class RecordingClient: Sendable {
     #expect(annFrames.withLock { $0 }.last == .session(name: "Ann", phase: .lobby))
   }
 
+  /// `hello` then `join` while another thread holds the session's store (here the one that
+  /// connects it, delivering its first frame): the `join` must find the name. It read the name
+  /// from the session's store, where `hello` still waited, and was refused ("say hello first").
+  @Test(.timeLimit(.minutes(1))) func joinRightAfterHelloWhileTheSessionIsBusy() throws {
+    let server = GameServer()
+    let frames = Locked<[ServerFrame]>([])
+    let blocked = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let id = Locked<Int?>(nil)
+    let connecting = Thread {
+      id.withLock {
+        $0 = server.connect(
+          ClientLink(
+            deliver: { frame in
+              frames.withLock { $0.append(frame) }
+              guard frame == .session(name: nil, phase: .connected) else { return }
+              blocked.signal()
+              release.wait()
+            }, close: {}))
+      }
+    }
+    connecting.start()
+    #expect(blocked.wait(timeout: .now() + 10) == .success)
+    // The first session's id is 1; `connect` has not returned it yet.
+    server.receive(Array(#"{"type":"hello","name":"Ann"}"#.utf8), from: 1)
+    server.receive(Array(#"{"type":"join"}"#.utf8), from: 1)
+    release.signal()
+    while id.withLock({ $0 }) == nil { usleep(1_000) }
+    #expect(frames.withLock { $0 }.allSatisfy { if case .error = $0 { false } else { true } })
+    #expect(frames.withLock { $0 }.last == .session(name: "Ann", phase: .queued))
+  }
+
   @Test func aQueuedClientThatDisconnectsIsNotPaired() {
     let server = GameServer()
     let ann = RecordingClient(server)

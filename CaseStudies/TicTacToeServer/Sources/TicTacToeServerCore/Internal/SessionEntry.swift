@@ -17,6 +17,9 @@ final class SessionEntry: Sendable {
     /// to the session's store waits while another thread holds it (the lobby or a game sending
     /// it theirs), and the client's next frame would read the phase before it.
     var isQueued = false
+    /// The name the client said `hello` with (or took back with `rejoin`): kept here for the same
+    /// reason, so that a `join` right after `hello` finds it.
+    var name: String?
   }
 
   /// Frames held back until what they report is durable (durable servers only).
