@@ -71,14 +71,18 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
     id: Element.State.ID, action: Element.Action, in state: UnsafeMutablePointer<Parent.State>
   ) -> Effect<Element.Action>? {
     guard let elementsOffset else {
-      guard state.pointee[keyPath: toElements].contains(id: id) else { return nil }
-      return element.reduce(into: &state.pointee[keyPath: toElements][id: id]!, action: action)
+      guard let position = state.pointee[keyPath: toElements].index(id: id) else { return nil }
+      return state.pointee[keyPath: toElements].updateElement(at: position, id: id) {
+        element.reduce(into: &$0, action: action)
+      }
     }
     // A stored property at `elementsOffset`: its memory is bound to its type.
     let elements = UnsafeMutableRawPointer(state).advanced(by: elementsOffset)
       .assumingMemoryBound(to: IdentifiedArray<Element.State>.self)
-    guard elements.pointee.contains(id: id) else { return nil }
-    return element.reduce(into: &elements.pointee[id: id]!, action: action)
+    guard let position = elements.pointee.index(id: id) else { return nil }
+    return elements.pointee.updateElement(at: position, id: id) {
+      element.reduce(into: &$0, action: action)
+    }
   }
 
   /// The elements' removal version in the parent state at `state`.

@@ -183,4 +183,29 @@ public struct IdentifiedArray<Element: Identifiable> {
   }
 }
 
+extension IdentifiedArray {
+  /// Runs `body` on the element at `position`, whose id is `id`, in place, and records the write
+  /// as one to that element.
+  ///
+  /// What `self[id: id]!` edits do, without the accessor's coroutine: `forEach` runs an element
+  /// reducer through this on every element action, and the coroutine's frame was a heap
+  /// allocation each time.
+  ///
+  /// - Precondition: `position` is the position of `id`; `body` leaves the element's id as it
+  ///   was.
+  @inlinable
+  mutating func updateElement<Result>(
+    at position: Int, id: Element.ID, _ body: (inout Element) -> Result
+  ) -> Result {
+    let result = body(&elements[position])
+    let newID = elements[position].id
+    precondition(
+      newID == id,
+      "IdentifiedArray: an element's id changed from \(id) to \(newID) in an element reducer")
+    noteWrite(to: id)
+    _checkInvariants(at: position)
+    return result
+  }
+}
+
 extension IdentifiedArray: Sendable where Element: Sendable, Element.ID: Sendable {}

@@ -195,6 +195,39 @@ extension CasePath where Root == ModeFeature.Action {
     #expect(store[\.list.rows[id: 3]?.title] == "")  // Its `.finished` was dropped.
   }
 
+  @Test func anElementReducerThatChangesTheIDStops() async {
+    let result = await #expect(
+      processExitsWith: .failure, observing: [\.standardErrorContent]
+    ) {
+      struct Renumber: Reducer {
+        func reduce(into state: inout RowFeature.State, action: RowFeature.Action)
+          -> Effect<RowFeature.Action>
+        {
+          state = RowFeature.State(id: state.id + 10)
+          return .none
+        }
+      }
+      struct List: Reducer {
+        var body: some Reducer<ListFeature.State, ListFeature.Action> {
+          EmptyReducer().forEach(\.rows, action: .row) { Renumber() }
+        }
+      }
+      var state = ListFeature.State()
+      state.rows = [RowFeature.State(id: 1), RowFeature.State(id: 2)]
+      let store = Store(initialState: state, reducer: List())
+      store.send(.row(id: 2, action: .tapped))
+    }
+    // Optimized builds stop without printing a precondition's message.
+    #if DEBUG
+      #expect(
+        result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?
+          .contains("IdentifiedArray: an element's id changed from 2 to 12 in an element reducer")
+          == true)
+    #else
+      #expect(result != nil)
+    #endif
+  }
+
   @Test func anActionForAMissingRowIsReportedAndIgnored() {
     let store = makeStore()
     let before = store.state
