@@ -53,9 +53,9 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
       case _?: break
       }
     }
-    let versionBefore = removalVersion(in: &state)
+    let versionBefore = membershipVersion(in: &state)
     let parentEffect = parent.reduce(into: &state, action: action)
-    guard removalVersion(in: &state) != versionBefore else {
+    guard membershipVersion(in: &state) != versionBefore else {
       return elementEffect.merge(with: parentEffect)
     }
     return cancellingRemoved(elementEffect, parentEffect, elements: state[keyPath: toElements])
@@ -85,12 +85,12 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
     }
   }
 
-  /// The elements' removal version in the parent state at `state`.
+  /// The elements' membership version in the parent state at `state`.
   @inlinable
-  func removalVersion(in state: UnsafeMutablePointer<Parent.State>) -> UInt64 {
-    guard let elementsOffset else { return state.pointee[keyPath: toElements].removalVersion }
+  func membershipVersion(in state: UnsafeMutablePointer<Parent.State>) -> UInt64 {
+    guard let elementsOffset else { return state.pointee[keyPath: toElements].membershipVersion }
     return UnsafeMutableRawPointer(state).advanced(by: elementsOffset)
-      .assumingMemoryBound(to: IdentifiedArray<Element.State>.self).pointee.removalVersion
+      .assumingMemoryBound(to: IdentifiedArray<Element.State>.self).pointee.membershipVersion
   }
 
   /// An element's effect that is not `.none`, mapped to parent actions and made cancellable

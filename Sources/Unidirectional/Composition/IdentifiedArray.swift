@@ -1,7 +1,7 @@
 import Synchronization
 
-/// Source of `removalVersion`s: unique across the process, so a replaced array never looks
-/// like the one it replaced.
+/// Source of the versions of `IdentifiedArray`s (`membershipVersion`, `writeVersion`): unique
+/// across the process, so a replaced array never looks like the one it replaced.
 @usableFromInline let identifiedArrayVersions = Atomic<UInt64>(0)
 
 /// An ordered collection of `Identifiable` elements with unique ids and O(1) access by id.
@@ -32,10 +32,12 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// The position of each element's id in `elements`.
   @usableFromInline var positions: [Element.ID: Int]
 
-  /// Changes whenever an element may have been removed (and differs between arrays created
-  /// separately), so `forEach` can tell in O(1) that no element's effects need cancelling.
-  /// Not part of the value: `==`, hashing and coding ignore it.
-  @usableFromInline var removalVersion: UInt64
+  /// Changes whenever an element is added or removed (and differs between arrays created
+  /// separately), so `forEach` can tell in O(1) that no element's effects need cancelling: two
+  /// arrays with one membership version hold the same ids. Additions count too, so that
+  /// restoring an earlier copy, which removes the elements added since, is seen. Not part of
+  /// the value: `==`, hashing and coding ignore it.
+  @usableFromInline var membershipVersion: UInt64
 
   /// Changes with every write (unique across arrays), so that observers of single elements can
   /// tell in O(1) whether the array changed, and which element if only one did. Not part of the
@@ -52,16 +54,10 @@ public struct IdentifiedArray<Element: Identifiable> {
   public init() {
     self.elements = []
     self.positions = [:]
-    self.removalVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
+    self.membershipVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
     self.writeVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
     self.previousWriteVersion = 0
     self.lastWrittenID = nil
-  }
-
-  /// Records that an element may have been removed.
-  @inlinable
-  mutating func noteRemoval() {
-    removalVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
   }
 
   /// Records a write that changed only the element with `id` (or, for `nil`, possibly several).
@@ -69,12 +65,16 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// Writes to one element in a row count as one: `previousWriteVersion` stays the version
   /// before the first of them, so an observer of the array's versions still learns that only
   /// that element changed (two edits of one row in one action refresh that row alone).
+  ///
+  /// - Parameter changingMembership: Whether the write added or removed elements: then the
+  ///   membership version changes too (to the new write version, itself unique).
   @inlinable
-  mutating func noteWrite(to id: Element.ID?) {
+  mutating func noteWrite(to id: Element.ID?, changingMembership: Bool = false) {
     if id == nil || id != lastWrittenID {
       previousWriteVersion = writeVersion
     }
     writeVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
+    if changingMembership { membershipVersion = writeVersion }
     lastWrittenID = id
   }
 

@@ -228,6 +228,60 @@ extension CasePath where Root == ModeFeature.Action {
     #endif
   }
 
+  /// A parent that restores an earlier copy of its rows (an undo) removes the rows added since:
+  /// their effects are cancelled, though no row was removed by a removal.
+  @Test func restoringAnEarlierCopyOfTheRowsCancelsTheEffectsOfRowsAddedSince() async {
+    struct Undoable: Reducer {
+      struct State: Sendable {
+        var rows: IdentifiedArray<RowFeature.State> = [RowFeature.State(id: 1)]
+        var saved: IdentifiedArray<RowFeature.State> = []
+      }
+      enum Action: Sendable {
+        case row(id: Int, action: RowFeature.Action)
+        case save, add(Int), restore
+      }
+      let log: Log<String>
+      var body: some Reducer<State, Action> {
+        Reduce { state, action in
+          switch action {
+          case .save: state.saved = state.rows
+          case .add(let id): state.rows.append(RowFeature.State(id: id))
+          case .restore: state.rows = state.saved
+          case .row: break
+          }
+          return .none
+        }
+        .forEach(\.rows, action: .case(Action.row)) { RowFeature(log: log) }
+      }
+    }
+    for replacement in [[2], [2, 3]] {
+      let store = Store(initialState: Undoable.State(), reducer: Undoable(log: log))
+      store.send(.save)
+      // One added row, or two (then the restored copy has fewer rows than the current one).
+      for id in replacement { store.send(.add(id)) }
+      let work = store.send(.row(id: 2, action: .startLongWork))
+      let kept = store.send(.row(id: 1, action: .startLongWork))
+      store.send(.restore)
+      #expect(store.rows.ids == [1])
+      #expect(work.isCancelled, "the effect of row 2, gone, still runs (added \(replacement))")
+      #expect(!kept.isCancelled)
+      work.cancel()
+      kept.cancel()
+      await work.finish()
+      await kept.finish()
+    }
+    // Rows added in place of others, as many: the restored copy has as many rows as before.
+    let store = Store(initialState: Undoable.State(), reducer: Undoable(log: log))
+    store.send(.add(2))
+    store.send(.save)
+    store.send(.restore)
+    let work = store.send(.row(id: 2, action: .startLongWork))
+    store.send(.save)
+    #expect(!work.isCancelled)
+    work.cancel()
+    await work.finish()
+  }
+
   @Test func anActionForAMissingRowIsReportedAndIgnored() {
     let store = makeStore()
     let before = store.state

@@ -211,4 +211,49 @@ import UnidirectionalTestSupport
     #expect(log.values == ["screen 1 work cancelled"])
     #expect(issues.values.isEmpty)
   }
+
+  /// A parent that restores an earlier copy of its stack (an undo) pops the elements pushed
+  /// since: their effects are cancelled. The copy is the same stack (same identity), and a
+  /// restored copy may hold as many elements as the stack it replaces, with other ids.
+  @Test func restoringAnEarlierCopyOfTheStackCancelsTheEffectsOfElementsPushedSince() async {
+    struct Undoable: Reducer {
+      struct State: Sendable {
+        var path = StackState<Screen.State>([Screen.State(id: 1)])
+        var saved = StackState<Screen.State>()
+      }
+      enum Action: Sendable {
+        case path(StackAction<Screen.State, Screen.Action>)
+        case save, push(Int), popLast, restore
+      }
+      let log: Log<String>
+      let gate: Gate
+      var body: some Reducer<State, Action> {
+        Reduce { state, action in
+          switch action {
+          case .save: state.saved = state.path
+          case .push(let id): state.path.append(Screen.State(id: id))
+          case .popLast: state.path.popLast()
+          case .restore: state.path = state.saved
+          case .path: break
+          }
+          return .none
+        }
+        .forEach(\.path, action: .case(Action.path)) { Screen(log: log, gate: gate) }
+      }
+    }
+    let store = Store(initialState: Undoable.State(), reducer: Undoable(log: log, gate: gate))
+    store.send(.push(2))
+    store.send(.save)  // Saved: #0 and #1.
+    store.send(.popLast)
+    store.send(.push(3))  // Now #0 and #2: as many elements, another top.
+    let work = store.send(.path(.element(id: 2, action: .workUntilCancelled)))
+    let kept = store.send(.path(.element(id: 0, action: .workUntilCancelled)))
+    store.send(.restore)
+    #expect(store.path.ids == [0, 1])
+    #expect(work.isCancelled)
+    #expect(!kept.isCancelled)
+    kept.cancel()
+    await work.finish()
+    await kept.finish()
+  }
 }
