@@ -45,19 +45,19 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
   {
     let stackAction = toStackAction.extract(action)
-    // The ids, not the stack: holding the elements would make the element's edit copy them.
-    let (identityBefore, idsBefore) = identityAndIDs(in: &state)
+    // Two numbers, not the ids: holding the ids array costs reference counting on every action.
+    let membershipBefore = membership(in: &state)
     var elementEffect = Effect<Parent.Action>.none
     switch stackAction {
     case .element(let id, let elementAction)?:
       switch reduceElement(id: id, action: elementAction, in: &state) {
       case nil: elementEffect = missing(action, id: id)
       case let effect? where effect.isNotNone:
-        elementEffect = mapElementEffect(effect, id: id, stack: identityBefore)
+        elementEffect = mapElementEffect(effect, id: id, stack: membershipBefore.identity)
       case _?: break
       }
     case .popFrom(let id)?:
-      if !idsBefore.contains(id) { elementEffect = missing(action, id: id) }
+      if state[keyPath: toStack].index(id: id) == nil { elementEffect = missing(action, id: id) }
     case .push(let id, _)?:
       elementEffect = checkingPush(action, id: id, in: state)
     case nil:
@@ -68,28 +68,30 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
     case .popFrom?, .push?: popOrPush(stackAction, in: &state)
     default: break
     }
-    let (identityAfter, idsAfter) = identityAndIDs(in: &state)
-    // `==` on the ids arrays is O(1) when nothing was pushed or popped (same buffer).
-    guard identityBefore != identityAfter || idsBefore != idsAfter else {
+    guard membership(in: &state) != membershipBefore else {
       return elementEffect.merge(with: parentEffect)
     }
     return cancellingPopped(
-      elementEffect, parentEffect, identityBefore: identityBefore, idsBefore: idsBefore,
-      identityAfter: identityAfter, idsAfter: idsAfter)
+      elementEffect, parentEffect, stackBefore: membershipBefore.identity,
+      stackAfter: state[keyPath: toStack])
   }
 
-  /// The stack's identity and ids in the parent state at `state`.
+  /// The identity and membership version of the stack in the parent state at `state`: while
+  /// both stay the same, so do the stack's ids.
   @inlinable
-  func identityAndIDs(in state: UnsafeMutablePointer<Parent.State>)
-    -> (UInt64, [StackElementID])
+  func membership(in state: UnsafeMutablePointer<Parent.State>)
+    -> (identity: UInt64, version: UInt64)
   {
     guard let stackOffset else {
-      return (state.pointee[keyPath: toStack].identity, state.pointee[keyPath: toStack].ids)
+      return (
+        state.pointee[keyPath: toStack].identity,
+        state.pointee[keyPath: toStack].membershipVersion
+      )
     }
     // A stored property at `stackOffset`: its memory is bound to its type.
     let stack = UnsafeMutableRawPointer(state).advanced(by: stackOffset)
       .assumingMemoryBound(to: StackState<Destination.State>.self)
-    return (stack.pointee.identity, stack.pointee.ids)
+    return (stack.pointee.identity, stack.pointee.membershipVersion)
   }
 
   /// Runs the destination on the element with `id` in the parent state at `state`, or returns
@@ -158,18 +160,25 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
     }
   }
 
-  /// Elements were popped (or the stack replaced): their effects end with them.
+  /// Elements may have been popped (or the stack replaced): the effects of those no longer on
+  /// the stack end with them. This visits the store's running cancellation ids, not the
+  /// elements.
   @usableFromInline
   func cancellingPopped(
     _ elementEffect: Effect<Parent.Action>, _ parentEffect: Effect<Parent.Action>,
-    identityBefore: UInt64, idsBefore: [StackElementID],
-    identityAfter: UInt64, idsAfter: [StackElementID]
+    stackBefore: UInt64, stackAfter: StackState<Destination.State>
   ) -> Effect<Parent.Action> {
-    let remaining = identityBefore == identityAfter ? Set(idsAfter) : []
-    let cancels = idsBefore.filter { !remaining.contains($0) }.map {
-      Effect<Parent.Action>.cancel(id: Effects(keyPath: toStack, stack: identityBefore, id: $0))
-    }
-    return .merge([elementEffect, parentEffect] + cancels)
+    let keyPath = UncheckedSendable<AnyKeyPath>(toStack)
+    // Another stack in its place: every element of the one before is gone.
+    let remaining = stackAfter.identity == stackBefore ? Set(stackAfter.ids) : []
+    let cancelPopped = Effect<Parent.Action>(
+      .cancelMatching { id in
+        guard let effects = id as? Effects, effects.stack == stackBefore,
+          effects.keyPath == keyPath.value
+        else { return false }
+        return !remaining.contains(effects.id)
+      })
+    return .merge(elementEffect, parentEffect, cancelPopped)
   }
 
   @usableFromInline

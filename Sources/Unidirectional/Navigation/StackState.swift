@@ -40,12 +40,24 @@ public struct StackState<Element> {
   /// Tells this stack's element effects from those of other stacks.
   @usableFromInline var identity: UInt64
 
+  /// Changes whenever an element is pushed or popped, to a value no stack had before: two
+  /// stacks with one identity and one membership version hold the same ids. Lets the stack's
+  /// reducer tell in O(1) that no element left (including by a restored earlier copy).
+  @usableFromInline var membershipVersion: UInt64
+
   /// Creates an empty stack.
   public init() {
     self.elements = []
     self.ids = []
     self.nextGeneration = 0
     self.identity = stackIdentities.add(1, ordering: .relaxed).newValue
+    self.membershipVersion = identity
+  }
+
+  /// Records that elements were pushed or popped.
+  mutating func noteMembershipChange() {
+    // The identities' counter: its values are unique, which is all a version needs.
+    membershipVersion = stackIdentities.add(1, ordering: .relaxed).newValue
   }
 
   /// Creates a stack of `elements`, bottom first, with ids `#0`, `#1`, … in order.
@@ -98,6 +110,7 @@ public struct StackState<Element> {
       } else {
         elements.remove(at: position)
         ids.remove(at: position)
+        noteMembershipChange()
       }
     }
     _modify {
@@ -114,6 +127,7 @@ public struct StackState<Element> {
         } else {
           elements.remove(at: position)
           ids.remove(at: position)
+          noteMembershipChange()
         }
       }
       yield &element
@@ -141,6 +155,7 @@ public struct StackState<Element> {
     elements.append(element)
     ids.append(id)
     nextGeneration = id.generation + 1
+    noteMembershipChange()
   }
 
   /// Pops the top element.
@@ -150,6 +165,7 @@ public struct StackState<Element> {
   public mutating func popLast() -> Element? {
     guard !elements.isEmpty else { return nil }
     ids.removeLast()
+    noteMembershipChange()
     return elements.removeLast()
   }
 
@@ -161,8 +177,10 @@ public struct StackState<Element> {
     precondition(
       k >= 0 && k <= elements.count,
       "StackState: cannot remove \(k) elements from a stack of \(elements.count)")
+    guard k > 0 else { return }
     elements.removeLast(k)
     ids.removeLast(k)
+    noteMembershipChange()
   }
 
   /// Pops the element with id `id` and every element above it. Does nothing if no element has
@@ -187,6 +205,7 @@ public struct StackState<Element> {
   public mutating func removeAll() {
     elements.removeAll()
     ids.removeAll()
+    noteMembershipChange()
   }
 }
 
