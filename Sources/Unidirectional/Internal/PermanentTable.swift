@@ -26,29 +26,32 @@ protocol PermanentTableEntry: AnyObject, Sendable {
 /// a reader that sees it with acquire ordering sees the whole entry. Writers must take turns
 /// (hold a lock of their own). When the slots near a key are full, the key is not inserted: the
 /// caller keeps its own locked dictionary for those.
+///
+/// The slots are allocated by the first insertion, so that a table is made of constants: a
+/// `static let` table is then laid out by the compiler, and reading it needs no `swift_once`
+/// (on Linux, a call on every read of a lazily initialized global).
 @usableFromInline
-struct PermanentTable<Entry: PermanentTableEntry>: @unchecked Sendable {
-  // Safe to share: the slots are atomics, allocated once and never freed; entries are
-  // immutable objects that are never released.
-  @usableFromInline let slots: UnsafeMutablePointer<Atomic<UInt>>
-  @usableFromInline let capacity: Int
+struct PermanentTable<Entry: PermanentTableEntry>: ~Copyable, Sendable {
+  /// The address of the slots (atomics, allocated once and never freed), or 0 before the first
+  /// insertion.
+  @usableFromInline let slotsAddress = Atomic<UInt>(0)
+  @usableFromInline let capacityLog2: Int
   @inlinable static var probes: Int { 8 }
 
   /// Creates an empty table, which lives as long as the process.
   ///
   /// - Parameter capacityLog2: The table has `1 << capacityLog2` slots.
   init(capacityLog2: Int) {
-    capacity = 1 << capacityLog2
-    slots = .allocate(capacity: capacity)
-    for index in 0..<capacity { (slots + index).initialize(to: Atomic(0)) }
+    self.capacityLog2 = capacityLog2
   }
+
+  @inlinable var capacity: Int { 1 &<< capacityLog2 }
 
   @inlinable
   func start(_ key: PermanentTableKey) -> Int {
     // Fibonacci hashing of the two words: no `Hasher`, whose cost this avoids.
     let bits = key.first &* 31 &+ key.second
-    return Int(
-      truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) >> (64 - capacity.trailingZeroBitCount))
+    return Int(truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) &>> (64 &- capacityLog2))
   }
 
   /// What `read` returns of the entry with `key`, if one was inserted.
@@ -56,6 +59,10 @@ struct PermanentTable<Entry: PermanentTableEntry>: @unchecked Sendable {
   /// The entry is lent to `read` without a retain: entries are never freed.
   @inlinable
   func find<Result>(_ key: PermanentTableKey, _ read: (Entry) -> Result) -> Result? {
+    guard
+      let slots = UnsafeMutablePointer<Atomic<UInt>>(
+        bitPattern: slotsAddress.load(ordering: .acquiring))
+    else { return nil }
     let start = start(key)
     for probe in 0..<Self.probes {
       let bits = slots[(start + probe) & (capacity - 1)].load(ordering: .acquiring)
@@ -72,6 +79,7 @@ struct PermanentTable<Entry: PermanentTableEntry>: @unchecked Sendable {
   ///
   /// - Precondition: The caller holds the lock its writers share, and no entry has its key.
   func insert(_ entry: Entry) {
+    let slots = slotsForWriting()
     let start = start(entry.key)
     for probe in 0..<Self.probes {
       let slot = (start + probe) & (capacity - 1)
@@ -81,5 +89,19 @@ struct PermanentTable<Entry: PermanentTableEntry>: @unchecked Sendable {
       slots[slot].store(bits, ordering: .releasing)
       return
     }
+  }
+
+  /// The slots, allocated (and published with release ordering) by the first writer.
+  private func slotsForWriting() -> UnsafeMutablePointer<Atomic<UInt>> {
+    if let slots = UnsafeMutablePointer<Atomic<UInt>>(
+      bitPattern: slotsAddress.load(ordering: .relaxed))
+    {
+      return slots
+    }
+    // Writers take turns, so no other writer allocates meanwhile; never freed.
+    let slots = UnsafeMutablePointer<Atomic<UInt>>.allocate(capacity: capacity)
+    for index in 0..<capacity { (slots + index).initialize(to: Atomic(0)) }
+    slotsAddress.store(UInt(bitPattern: slots), ordering: .releasing)
+    return slots
   }
 }
