@@ -111,9 +111,7 @@ public struct CasePath<Root, Value>: Sendable {
   public func extract(_ root: Root) -> Value? {
     guard let layout = layout?.pointee else { return extractClosure?(root) }
     let tag = layout.tag(of: root)
-    guard let payloadType = layout.cases[tag].payloadType,
-      EnumLayout.payload(payloadType, isLaidOutAs: Value.self)
-    else { return nil }
+    guard layout.payload(at: tag, isLaidOutAs: Value.self) else { return nil }
     let value = layout.payload(of: root, tag: tag, as: Value.self)
     // Another case may have a payload of the same type: the embedded value tells.
     return layout.tag(of: embed(value)) == tag ? value : nil

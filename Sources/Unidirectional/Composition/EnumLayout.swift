@@ -59,6 +59,11 @@ struct EnumLayout: @unchecked Sendable {
   @usableFromInline let getEnumTag: GetEnumTag
   @usableFromInline let projectEnumData: ProjectEnumData
 
+  /// For a layout kept for a pair of types (see ``shared(_:withPayload:)``): bit `tag` is set
+  /// for each tag below 64 whose payload is laid out as that pair's `Value`. Lets a case path
+  /// turn down another case with one test, without looking at the case's payload type.
+  @usableFromInline var tagsWithPayload: UInt64 = 0
+
   /// The layout of `Root`, if it is an enum with at least one case whose payload is laid out as
   /// a `Value`; `nil` otherwise (not an enum, no such case, or compiled without reflection
   /// records). Read once per pair of types, then cached.
@@ -95,6 +100,13 @@ struct EnumLayout: @unchecked Sendable {
             $0.payloadType.map { payload($0, isLaidOutAs: Value.self) } ?? false
           })
         else { return nil }
+        var layout = layout
+        for (tag, layoutCase) in layout.cases.prefix(64).enumerated() {
+          guard let payloadType = layoutCase.payloadType,
+            payload(payloadType, isLaidOutAs: Value.self)
+          else { continue }
+          layout.tagsWithPayload |= 1 &<< UInt64(tag)
+        }
         // Never freed: case paths hold it without a reference.
         let storage = UnsafeMutablePointer<EnumLayout>.allocate(capacity: 1)
         storage.initialize(to: layout)
@@ -258,6 +270,16 @@ struct EnumLayout: @unchecked Sendable {
       else { return false }
     }
     return true
+  }
+
+  /// Whether the payload of the case with tag `tag` is laid out as a `Value`.
+  ///
+  /// - Precondition: This layout was kept for a pair of types whose `Value` is this one.
+  @inlinable
+  func payload<Value>(at tag: Int, isLaidOutAs _: Value.Type) -> Bool {
+    if tag < 64 { return tagsWithPayload & (1 &<< UInt64(truncatingIfNeeded: tag)) != 0 }
+    guard let payloadType = cases[tag].payloadType else { return false }
+    return Self.payload(payloadType, isLaidOutAs: Value.self)
   }
 
   /// The tag of `value`'s case.

@@ -102,6 +102,37 @@ import Testing
     }
   }
 
+  /// Seventy cases with an `Int` payload: tags past 64, which a case path's one-word test of
+  /// tags does not cover, are matched through the payload's type.
+  enum ManyIntPayloads: Equatable, Sendable {
+    case c0(Int), c1(Int), c2(Int), c3(Int), c4(Int), c5(Int), c6(Int), c7(Int), c8(Int), c9(Int),
+      c10(Int), c11(Int), c12(Int), c13(Int), c14(Int), c15(Int), c16(Int), c17(Int), c18(Int),
+      c19(Int), c20(Int), c21(Int), c22(Int), c23(Int), c24(Int), c25(Int), c26(Int), c27(Int),
+      c28(Int), c29(Int), c30(Int), c31(Int), c32(Int), c33(Int), c34(Int), c35(Int), c36(Int),
+      c37(Int), c38(Int), c39(Int), c40(Int), c41(Int), c42(Int), c43(Int), c44(Int), c45(Int),
+      c46(Int), c47(Int), c48(Int), c49(Int), c50(Int), c51(Int), c52(Int), c53(Int), c54(Int),
+      c55(Int), c56(Int), c57(Int), c58(Int), c59(Int), c60(Int), c61(Int), c62(Int), c63(Int),
+      c64(Int), c65(Int), c66(Int), c67(Int), c68(Int), c69(Int)
+    case none
+  }
+
+  @Test func payloadCasesPastTag64() {
+    let paths = [
+      (0, CasePath(ManyIntPayloads.c0)), (63, CasePath(ManyIntPayloads.c63)),
+      (64, CasePath(ManyIntPayloads.c64)), (69, CasePath(ManyIntPayloads.c69)),
+    ]
+    let values: [(Int?, ManyIntPayloads)] = [
+      (0, .c0(7)), (1, .c1(7)), (63, .c63(7)), (64, .c64(7)), (65, .c65(7)), (69, .c69(7)),
+      (nil, .none),
+    ]
+    for (pathCase, path) in paths {
+      for (valueCase, value) in values {
+        #expect(
+          path.extract(value) == (pathCase == valueCase ? 7 : nil), "c\(pathCase) on \(value)")
+      }
+    }
+  }
+
   enum ManyPayloads: Equatable, Sendable {
     case p0(Int8), p1(Int8), p2(Int8), p3(Bool), p4(Bool), p5(UInt16), p6(Int8?), p7(Bool?)
     case q0, q1, q2
