@@ -32,6 +32,12 @@ final class ElementGroup: @unchecked Sendable {
   private var seenIDHash: Int?
   /// The probes, by the hash of their element's id.
   private var probesByIDHash: [Int: [Probe]] = [:]
+  /// A look-up of `probesByIDHash` kept until the probes change, made when two successive
+  /// look-ups are for one element: successive actions often write one element (a row being
+  /// edited), and a look-up hashes the key again. Kept only then, so that writes to a new
+  /// element each time pay no more than one comparison.
+  private var lastLookUp: (idHash: Int, probes: [Probe])?
+  private var lastIDHash: Int?
 
   init(
     array: AnyKeyPath, readWrites: @escaping (UnsafeRawPointer) -> ElementWrites,
@@ -54,9 +60,7 @@ final class ElementGroup: @unchecked Sendable {
       && (writes.previous == version
         || (writes.previous == seenPrevious && writes.idHash == seenIDHash))
     if oneElement, let idHash = writes.idHash {
-      if let probes = probesByIDHash[idHash] {
-        for probe in probes { mayHaveChanged(probe) }
-      }
+      for probe in probes(forIDHash: idHash) { mayHaveChanged(probe) }
     } else {
       for probes in probesByIDHash.values {
         for probe in probes { mayHaveChanged(probe) }
@@ -65,13 +69,24 @@ final class ElementGroup: @unchecked Sendable {
     (version, seenPrevious, seenIDHash) = writes
   }
 
+  /// The probes of the elements whose id has hash `idHash`.
+  private func probes(forIDHash idHash: Int) -> [Probe] {
+    if let lastLookUp, lastLookUp.idHash == idHash { return lastLookUp.probes }
+    let probes = probesByIDHash[idHash] ?? []
+    if lastIDHash == idHash { lastLookUp = (idHash, probes) }
+    lastIDHash = idHash
+    return probes
+  }
+
   func insert(_ probe: Probe, idHash: Int) {
+    lastLookUp = nil
     probesByIDHash[idHash, default: []].append(probe)
     probe.group = self
   }
 
   /// Removes `probe`; returns whether the group is now empty.
   func remove(_ probe: Probe, idHash: Int) -> Bool {
+    lastLookUp = nil
     probesByIDHash[idHash]?.removeAll { $0 === probe }
     if probesByIDHash[idHash]?.isEmpty == true { probesByIDHash[idHash] = nil }
     probe.group = nil
