@@ -104,7 +104,8 @@ final class ObservationGraph: @unchecked Sendable {
   @usableFromInline
   struct Changes {
     @usableFromInline var observers: [ObserverRecord] = []
-    @usableFromInline var posts: [@Sendable () -> Void] = []
+    /// `nil` rather than empty when nothing is tracked: no array to release after every action.
+    @usableFromInline var posts: [@Sendable () -> Void]?
 
     @usableFromInline
     init() {}
@@ -182,37 +183,38 @@ final class ObservationGraph: @unchecked Sendable {
 
   /// The union of subscriber lists, each ordered by id: one list is used as it is (no copy), two
   /// are merged.
+  ///
+  /// Its lists are optionals: an empty union, the common case, then holds no array to release
+  /// after every action.
   private struct SubscriberUnion {
-    private var first: [ObserverRecord] = []
-    private var second: [ObserverRecord] = []
-    private var rest: [ObserverRecord] = []
-    private var lists = 0
+    private var first: [ObserverRecord]?
+    private var second: [ObserverRecord]?
+    private var rest: [ObserverRecord]?
 
-    var isEmpty: Bool { lists == 0 }
+    var isEmpty: Bool { first == nil }
 
     mutating func add(_ observers: [ObserverRecord]) {
       guard !observers.isEmpty else { return }
-      lists += 1
-      switch lists {
-      case 1: first = observers
-      case 2: second = observers
-      default: rest.append(contentsOf: observers)
+      if first == nil {
+        first = observers
+      } else if second == nil {
+        second = observers
+      } else {
+        rest = (rest ?? []) + observers
       }
     }
 
     /// The observers, ordered by id, without repeats.
     var observers: [ObserverRecord] {
-      switch lists {
-      case 0, 1:
-        return first
-      case 2:
+      guard let first else { return [] }
+      guard let second else { return first }
+      guard let rest else {
         // The common case of a row store with an observer: the row's keeper and the observer.
         return ObservationGraph.mergeUnique(first, second)
-      default:
-        var all = first + second + rest
-        ObservationGraph.sortUnique(&all)
-        return all
       }
+      var all = first + second + rest
+      ObservationGraph.sortUnique(&all)
+      return all
     }
   }
 

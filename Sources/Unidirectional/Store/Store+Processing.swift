@@ -104,8 +104,8 @@ extension Store {
     if !changes.observers.isEmpty {
       runObservers(changes.observers)
     }
-    for post in changes.posts {
-      post()
+    if let posts = changes.posts {
+      for post in posts { post() }
     }
     return task
   }
