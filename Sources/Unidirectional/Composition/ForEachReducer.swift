@@ -53,9 +53,9 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
       case _?: break
       }
     }
-    let versionBefore = membershipVersion(in: &state)
+    let membershipBefore = membership(in: &state)
     let parentEffect = parent.reduce(into: &state, action: action)
-    guard membershipVersion(in: &state) != versionBefore else {
+    guard membership(in: &state).mayHaveLost(since: membershipBefore) else {
       return elementEffect.merge(with: parentEffect)
     }
     return cancellingRemoved(elementEffect, parentEffect, elements: state[keyPath: toElements])
@@ -85,12 +85,50 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
     }
   }
 
-  /// The elements' membership version in the parent state at `state`.
-  @inlinable
-  func membershipVersion(in state: UnsafeMutablePointer<Parent.State>) -> UInt64 {
-    guard let elementsOffset else { return state.pointee[keyPath: toElements].membershipVersion }
-    return UnsafeMutableRawPointer(state).advanced(by: elementsOffset)
-      .assumingMemoryBound(to: IdentifiedArray<Element.State>.self).pointee.membershipVersion
+  /// The membership of the elements in the parent state at `state`.
+  @inlinable @inline(__always)
+  func membership(in state: UnsafeMutablePointer<Parent.State>) -> Membership {
+    guard let elementsOffset else { return Membership(state.pointee[keyPath: toElements]) }
+    // A stored property at `elementsOffset`: its memory is bound to its type.
+    return Membership(
+      UnsafeMutableRawPointer(state).advanced(by: elementsOffset)
+        .assumingMemoryBound(to: IdentifiedArray<Element.State>.self))
+  }
+
+  /// What tells, in O(1), whether elements may have left the array between two moments.
+  ///
+  /// Elements left if ids were removed, or if the parent put back an earlier copy of the array
+  /// (an undo), which lacks the elements added since. Additions alone (the same removal version
+  /// and more elements) are told apart, so that they cancel nothing: the cancellation that
+  /// follows a loss reaches every array at the key path (row effects are not scoped to their
+  /// array). One case is not seen: putting back a copy that diverged from this one by
+  /// additions only and holds more elements than it.
+  @usableFromInline
+  struct Membership {
+    @usableFromInline let version: UInt64
+    @usableFromInline let removalVersion: UInt64
+    @usableFromInline let count: Int
+
+    @inlinable
+    init(_ elements: borrowing IdentifiedArray<Element.State>) {
+      version = elements.membershipVersion
+      removalVersion = elements.removalVersion
+      count = elements.elements.count
+    }
+
+    @inlinable @inline(__always)
+    init(_ elements: UnsafeMutablePointer<IdentifiedArray<Element.State>>) {
+      version = elements.pointee.membershipVersion
+      removalVersion = elements.pointee.removalVersion
+      count = elements.pointee.elements.count
+    }
+
+    /// Whether elements that were in the array at `before` may be gone now.
+    @inlinable
+    func mayHaveLost(since before: Membership) -> Bool {
+      guard version != before.version else { return false }
+      return removalVersion != before.removalVersion || count <= before.count
+    }
   }
 
   /// An element's effect that is not `.none`, mapped to parent actions and made cancellable

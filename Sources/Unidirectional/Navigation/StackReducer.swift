@@ -45,8 +45,10 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
   {
     let stackAction = toStackAction.extract(action)
-    // Two numbers, not the ids: holding the ids array costs reference counting on every action.
     let membershipBefore = membership(in: &state)
+    // Held to tell which elements were popped, if any were. One reference: comparing the
+    // membership afterwards needs no second one.
+    let idsBefore = ids(in: &state)
     var elementEffect = Effect<Parent.Action>.none
     switch stackAction {
     case .element(let id, let elementAction)?:
@@ -57,7 +59,7 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
       case _?: break
       }
     case .popFrom(let id)?:
-      if state[keyPath: toStack].index(id: id) == nil { elementEffect = missing(action, id: id) }
+      if !idsBefore.contains(id) { elementEffect = missing(action, id: id) }
     case .push(let id, _)?:
       elementEffect = checkingPush(action, id: id, in: state)
     case nil:
@@ -71,9 +73,18 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
     guard membership(in: &state) != membershipBefore else {
       return elementEffect.merge(with: parentEffect)
     }
+    let stackAfter = state[keyPath: toStack]
     return cancellingPopped(
-      elementEffect, parentEffect, stackBefore: membershipBefore.identity,
-      stackAfter: state[keyPath: toStack])
+      elementEffect, parentEffect, identityBefore: membershipBefore.identity,
+      idsBefore: idsBefore, identityAfter: stackAfter.identity, idsAfter: stackAfter.ids)
+  }
+
+  /// The ids of the stack in the parent state at `state`.
+  @inlinable
+  func ids(in state: UnsafeMutablePointer<Parent.State>) -> [StackElementID] {
+    guard let stackOffset else { return state.pointee[keyPath: toStack].ids }
+    return UnsafeMutableRawPointer(state).advanced(by: stackOffset)
+      .assumingMemoryBound(to: StackState<Destination.State>.self).pointee.ids
   }
 
   /// The identity and membership version of the stack in the parent state at `state`: while
@@ -160,25 +171,20 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
     }
   }
 
-  /// Elements may have been popped (or the stack replaced): the effects of those no longer on
-  /// the stack end with them. This visits the store's running cancellation ids, not the
-  /// elements.
+  /// Elements were popped (or the stack replaced): their effects end with them. Only theirs:
+  /// a copy of this stack elsewhere (a duplicated tab) has the same identity, and its other
+  /// elements' effects are not this stack's to cancel.
   @usableFromInline
   func cancellingPopped(
     _ elementEffect: Effect<Parent.Action>, _ parentEffect: Effect<Parent.Action>,
-    stackBefore: UInt64, stackAfter: StackState<Destination.State>
+    identityBefore: UInt64, idsBefore: [StackElementID],
+    identityAfter: UInt64, idsAfter: [StackElementID]
   ) -> Effect<Parent.Action> {
-    let keyPath = UncheckedSendable<AnyKeyPath>(toStack)
-    // Another stack in its place: every element of the one before is gone.
-    let remaining = stackAfter.identity == stackBefore ? Set(stackAfter.ids) : []
-    let cancelPopped = Effect<Parent.Action>(
-      .cancelMatching { id in
-        guard let effects = id as? Effects, effects.stack == stackBefore,
-          effects.keyPath == keyPath.value
-        else { return false }
-        return !remaining.contains(effects.id)
-      })
-    return .merge(elementEffect, parentEffect, cancelPopped)
+    let remaining = identityBefore == identityAfter ? Set(idsAfter) : []
+    let cancels = idsBefore.filter { !remaining.contains($0) }.map {
+      Effect<Parent.Action>.cancel(id: Effects(keyPath: toStack, stack: identityBefore, id: $0))
+    }
+    return .merge([elementEffect, parentEffect] + cancels)
   }
 
   @usableFromInline

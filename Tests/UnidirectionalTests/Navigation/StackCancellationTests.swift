@@ -1,0 +1,70 @@
+import Testing
+import Unidirectional
+import UnidirectionalTestSupport
+
+// Which element effects a stack's `forEach` cancels when copies of one stack live side by side
+// (a tab duplicated with its navigation stack): only those of elements this copy popped.
+
+// Rows each holding a stack; a row can be duplicated with its stack (a copy: same identity).
+struct TabFeature: Reducer {
+  struct State: Sendable, Identifiable {
+    var id: Int
+    var path = StackState<Screen.State>()
+  }
+  enum Action: Sendable {
+    case path(StackAction<Screen.State, Screen.Action>)
+    case push(Int)
+  }
+  let log: Log<String>
+  let gate: Gate
+  var body: some Reducer<State, Action> {
+    Reduce { state, action in
+      if case .push(let id) = action { state.path.append(Screen.State(id: id)) }
+      return .none
+    }
+    .forEach(\.path, action: .case(Action.path)) { Screen(log: log, gate: gate) }
+  }
+}
+
+struct TabsFeature: Reducer {
+  struct State: Sendable {
+    var tabs: IdentifiedArray<TabFeature.State> = [TabFeature.State(id: 1)]
+  }
+  enum Action: Sendable {
+    case tab(id: Int, action: TabFeature.Action)
+    case duplicate(from: Int, to: Int)
+  }
+  let log: Log<String>
+  let gate: Gate
+  var body: some Reducer<State, Action> {
+    Reduce { state, action in
+      if case .duplicate(let from, let to) = action {
+        var copy = state.tabs[id: from]!
+        copy.id = to
+        state.tabs.append(copy)
+      }
+      return .none
+    }
+    .forEach(\.tabs, action: .case(Action.tab)) { TabFeature(log: log, gate: gate) }
+  }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct StackCancellationTests {
+  let log = Log<String>()
+  let gate = Gate()
+
+  @Test func pushingOnADuplicatedStackKeepsTheOriginalsElementEffects() async {
+    let store = Store(
+      initialState: TabsFeature.State(), reducer: TabsFeature(log: log, gate: gate))
+    store.send(.tab(id: 1, action: .push(10)))  // tab 1: #0
+    store.send(.duplicate(from: 1, to: 2))  // tab 2: #0 (a copy: the same stack)
+    store.send(.tab(id: 1, action: .push(11)))  // tab 1: #0 #1
+    store.send(.tab(id: 1, action: .push(12)))  // tab 1: #0 #1 #2
+    let work = store.send(
+      .tab(id: 1, action: .path(.element(id: 2, action: .workUntilCancelled))))
+    store.send(.tab(id: 2, action: .push(20)))  // tab 2: #0 #1; nothing popped anywhere
+    #expect(!work.isCancelled, "a push in tab 2 cancelled tab 1's element #2")
+    work.cancel()
+    await work.finish()
+  }
+}
