@@ -48,8 +48,10 @@ struct ByteIndex {
   /// Counts passes, so that a probe in several changed blocks is looked at once per pass.
   private var pass: UInt64 = 0
 
-  /// Scratch list of changed blocks, kept to avoid an allocation per action.
+  /// Scratch list of changed blocks, `changedBlocks[0..<changedCount]`: kept, and overwritten
+  /// rather than emptied, to avoid an allocation (and `removeAll`'s generic path) per action.
   private var changedBlocks: [Int] = []
+  private var changedCount = 0
 
   init(stateSize: Int) {
     self.stateSize = stateSize
@@ -67,13 +69,13 @@ struct ByteIndex {
     guard let snapshot = snapshotBytes else { return }
     pass &+= 1
     if observedRunsAreStale { rebuildObservedRuns() }
-    changedBlocks.removeAll(keepingCapacity: true)
+    changedCount = 0
     for index in observedRuns.indices {
       findChangedBlocks(
         in: byteRange(ofBlocks: observedRuns[index]), state: state, snapshot: snapshot)
     }
     let pass = self.pass
-    for block in changedBlocks {
+    for block in changedBlocks[..<changedCount] {
       probesByBlock[block].withUnsafeBufferPointer { probes in
         for probe in probes where probe.refreshedAt != pass {
           probe.refreshedAt = pass
@@ -86,7 +88,7 @@ struct ByteIndex {
         }
       }
     }
-    for block in changedBlocks {
+    for block in changedBlocks[..<changedCount] {
       let range = byteRange(ofBlock: block)
       memcpy(snapshot + range.lowerBound, state + range.lowerBound, range.count)
     }
@@ -150,14 +152,24 @@ struct ByteIndex {
     let wholeBlocksEnd = start &+ (count / blockSize) &* blockSize
     while offset < wholeBlocksEnd {
       if !Self.blockEqual(state + offset, snapshot + offset) {
-        changedBlocks.append(offset / blockSize)
+        noteChanged(block: offset / blockSize)
       }
       offset &+= blockSize
     }
     let tail = start &+ count &- offset
     if tail > 0, memcmp(state + offset, snapshot + offset, tail) != 0 {
-      changedBlocks.append(offset / blockSize)
+      noteChanged(block: offset / blockSize)
     }
+  }
+
+  @inline(__always)
+  private mutating func noteChanged(block: Int) {
+    if changedCount < changedBlocks.count {
+      changedBlocks[changedCount] = block
+    } else {
+      changedBlocks.append(block)
+    }
+    changedCount &+= 1
   }
 
   /// Whether two whole, 64-byte aligned blocks are equal: eight word compares folded together,

@@ -159,8 +159,9 @@ func makeElementProbe<State, Element: Identifiable, Value>(
   let lookUp: (UnsafeRawPointer) -> Value?
   if let arrayOffset {
     lookUp = { state in
-      (state + arrayOffset).assumingMemoryBound(to: IdentifiedArray<Element>.self).pointee
-        .value(id: id, field: field, fieldOffset: fieldOffset)
+      IdentifiedArray<Element>.value(
+        in: (state + arrayOffset).assumingMemoryBound(to: IdentifiedArray<Element>.self), id: id,
+        field: field, fieldOffset: fieldOffset)
     }
   } else {
     lookUp = { state in
@@ -195,5 +196,22 @@ extension IdentifiedArray {
       }
     }
     return elements[position][keyPath: field]
+  }
+
+  /// ``value(id:field:fieldOffset:)`` of the array at `array`, read in place: calling the method
+  /// on `array.pointee` copies the whole array value first (retaining its storage).
+  @inlinable
+  static func value<Value>(
+    in array: UnsafePointer<IdentifiedArray>, id: Element.ID, field: KeyPath<Element, Value>,
+    fieldOffset: Int?
+  ) -> Value? {
+    guard let position = array.pointee.positions[id] else { return nil }
+    if let fieldOffset {
+      return array.pointee.elements.withUnsafeBufferPointer { buffer in
+        UnsafeRawPointer(buffer.baseAddress! + position).load(
+          fromByteOffset: fieldOffset, as: Value.self)
+      }
+    }
+    return array.pointee.elements[position][keyPath: field]
   }
 }

@@ -94,9 +94,10 @@ struct ElementRead<State: Sendable, Element: Identifiable, Field>: StateRead {
     let fieldOffset = MemoryLayout<Element>.offset(of: field)
     let value: Field?
     if let offset = MemoryLayout<State>.offset(of: array) {
-      value = (UnsafeRawPointer(state) + offset)
-        .assumingMemoryBound(to: IdentifiedArray<Element>.self).pointee
-        .value(id: id, field: field, fieldOffset: fieldOffset)
+      value = IdentifiedArray<Element>.value(
+        in: (UnsafeRawPointer(state) + offset).assumingMemoryBound(
+          to: IdentifiedArray<Element>.self),
+        id: id, field: field, fieldOffset: fieldOffset)
     } else {
       value = state.pointee[keyPath: array].value(id: id, field: field, fieldOffset: fieldOffset)
     }
