@@ -63,8 +63,15 @@ extension Reducer {
   ///
   /// An element action `(id, action)` runs the element reducer on the element with that id,
   /// then this reducer runs. When this reducer removes elements, their running effects are
-  /// cancelled. An action for an id that is not present is ignored and reported to the store's
-  /// issue handler.
+  /// cancelled, including when it puts back an earlier copy of the array (an undo) that lacks
+  /// elements added since. An action for an id that is not present is ignored and reported to
+  /// the store's issue handler.
+  ///
+  /// A known limit: element effects are identified by the key path and the element's id, not
+  /// by the array they run for. When a feature that uses `forEach` appears twice in one store
+  /// (two panels of a split view), removing an element in one instance also cancels the running
+  /// effects of the other instance's elements that this instance's array lacks. Keep such
+  /// instances in separate stores until element effects are scoped to their array.
   ///
   /// - Parameters:
   ///   - state: Where the elements live.
