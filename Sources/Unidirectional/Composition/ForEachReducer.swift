@@ -101,9 +101,9 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
   /// Elements left if ids were removed, or if the parent put back an earlier copy of the array
   /// (an undo), which lacks the elements added since. Additions alone (the same removal version
   /// and more elements) are told apart, so that they cancel nothing: the cancellation that
-  /// follows a loss reaches every array at the key path (row effects are not scoped to their
-  /// array). One case is not seen: putting back a copy that diverged from this one by
-  /// additions only and holds more elements than it.
+  /// follows a loss reaches every array at the key path within the enclosing row, if any
+  /// (element effects are not scoped to their array otherwise). One case is not seen: putting
+  /// back a copy that diverged from this one by additions only and holds more elements than it.
   @usableFromInline
   struct Membership {
     @usableFromInline let version: UInt64
@@ -139,8 +139,11 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
     -> Effect<Parent.Action>
   {
     let embed = toElementAction.embed
-    return effect.map({ embed(id, $0) }, child: NavigationChild(scope: nil, dismissAction: nil))
-      .cancellable(id: ElementEffects(keyPath: toElements, id: id))
+    let effects = ElementEffects(keyPath: toElements, id: id)
+    // The row's own ids stay shared; those of the composition inside it are the row's.
+    let child = NavigationChild<Parent.Action>(
+      scope: nil, dismissAction: nil, compositionScope: EffectID(effects))
+    return effect.map({ embed(id, $0) }, child: child).cancellable(id: effects)
   }
 
   @usableFromInline

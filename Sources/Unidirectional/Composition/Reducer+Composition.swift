@@ -67,11 +67,12 @@ extension Reducer {
   /// elements added since. An action for an id that is not present is ignored and reported to
   /// the store's issue handler.
   ///
-  /// A known limit: element effects are identified by the key path and the element's id, not
-  /// by the array they run for. When a feature that uses `forEach` appears twice in one store
-  /// (two panels of a split view), removing an element in one instance also cancels the running
-  /// effects of the other instance's elements that this instance's array lacks. Keep such
-  /// instances in separate stores until element effects are scoped to their array.
+  /// Inside a row of an outer `forEach` (a list of lists), the element effects of each row's
+  /// inner list are that row's. A known limit remains: when a feature that uses `forEach`
+  /// appears twice in one store through `Scope` (two panels of a split view), removing an
+  /// element in one instance also cancels the running effects of the other instance's elements
+  /// that this instance's array lacks. Keep such instances in separate stores, or in the rows
+  /// of a `forEach`.
   ///
   /// - Parameters:
   ///   - state: Where the elements live.

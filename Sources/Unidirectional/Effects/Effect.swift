@@ -252,7 +252,11 @@ extension Effect {
     case .issue(let issue):
       return Effect<NewAction>(.issue(issue))
     case .cancelMatching(let predicate):
-      guard let scope = child?.scope else { return Effect<NewAction>(.cancelMatching(predicate)) }
+      // Its predicates match composition ids (`ChildEffectsID`s), which a composition scope
+      // scopes too.
+      guard let scope = child?.scope ?? child?.compositionScope else {
+        return Effect<NewAction>(.cancelMatching(predicate))
+      }
       return Effect<NewAction>(
         .cancelMatching { id in
           guard let scoped = id as? ScopedEffectID, scoped.scope == scope else { return false }

@@ -21,6 +21,13 @@ struct NavigationChild<ParentAction>: Sendable {
   /// if the child cannot dismiss itself (a plain `ifLet` or `ifCaseLet` child).
   let dismissAction: (@Sendable () -> ParentAction)?
 
+  /// For a child whose other ids are left as they are (a `forEach` row): its identity, which
+  /// only the ids of the composition inside it are scoped to (the `ChildEffectsID`s of its own
+  /// `forEach`, `ifLet` or stack). Two rows of a list of lists hold their inner lists at one key
+  /// path; without it, a removal in one row's inner list cancelled the other rows' inner rows'
+  /// effects. The ids the row's own code uses stay shared, as documented.
+  var compositionScope: EffectID? = nil
+
   /// Runs the child's `operation` with `dismiss()` reaching this child's parent.
   ///
   /// - Parameter parentSend: The parent-level `Send` the mapped operation was given.
@@ -63,8 +70,10 @@ struct NavigationChild<ParentAction>: Sendable {
 extension Optional {
   /// `id` as the effects of the navigation child in `self` (if any) use it.
   func scope<Action>(_ id: EffectID) -> EffectID where Wrapped == NavigationChild<Action> {
-    guard let scope = self?.scope else { return id }
-    return id.scoped(to: scope)
+    guard let self else { return id }
+    if let scope = self.scope { return id.scoped(to: scope) }
+    if let scope = self.compositionScope, id.isChildEffects { return id.scoped(to: scope) }
+    return id
   }
 }
 
