@@ -62,17 +62,16 @@ extension Reducer {
   /// Adds an element reducer for each element of an `IdentifiedArray`.
   ///
   /// An element action `(id, action)` runs the element reducer on the element with that id,
-  /// then this reducer runs. When this reducer removes elements, their running effects are
-  /// cancelled, including when it puts back an earlier copy of the array (an undo) that lacks
-  /// elements added since. An action for an id that is not present is ignored and reported to
-  /// the store's issue handler.
+  /// then this reducer runs. When elements leave the array, their running effects are
+  /// cancelled: this reducer removes them, or puts back another copy of the array that lacks
+  /// them (an undo, a redo). An action for an id that is not present is ignored and reported
+  /// to the store's issue handler.
   ///
-  /// Inside a row of an outer `forEach` (a list of lists), the element effects of each row's
-  /// inner list are that row's. A known limit remains: when a feature that uses `forEach`
-  /// appears twice in one store through `Scope` (two panels of a split view), removing an
-  /// element in one instance also cancels the running effects of the other instance's elements
-  /// that this instance's array lacks. Keep such instances in separate stores, or in the rows
-  /// of a `forEach`.
+  /// Element effects belong to their array: inside the rows of an outer `forEach` (a list of
+  /// lists), or in two instances of a feature held by two `Scope`s (two panels of a split
+  /// view), one array's removals never cancel another's element effects. A feature that calls a
+  /// child reducer by hand, rather than through `Scope`, `forEach` or the navigation reducers,
+  /// does not get this: its child's element effects share ids with any other instance's.
   ///
   /// - Parameters:
   ///   - state: Where the elements live.

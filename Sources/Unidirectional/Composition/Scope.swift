@@ -102,7 +102,18 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
     }
     // `.none` is the common case: no closure to form for it.
     guard effect.isNotNone else { return .none }
-    return effect.map(self.action.embed)
+    return mapChildEffect(effect)
+  }
+
+  /// The child's effect, its actions embedded in parent actions. For a child at a key path, the
+  /// ids of the composition inside it (its `forEach`, `ifLet` and stack ids) are scoped to that
+  /// key path: two instances of one feature in a store (two panels of a split view) then keep
+  /// their element effects apart. The ids the child's own code uses stay as they are.
+  @usableFromInline
+  func mapChildEffect(_ effect: Effect<Child.Action>) -> Effect<ParentAction> {
+    guard case .keyPath(let path) = state else { return effect.map(action.embed) }
+    return effect.mapping(
+      action.embed, compositionScope: EffectID(ScopeEffects(keyPath: path.keyPath)))
   }
 
   @inlinable
@@ -145,4 +156,11 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
       "case \(ValueDump.typeName(Child.State.self)) of \(ValueDump.typeName(ParentState.self))"
     return .actionWithoutState(action, state: state, fileID: "\(fileID)", line: line)
   }
+}
+
+/// The place of a `Scope`'s child in its parent, which the ids of the composition inside the
+/// child are scoped to (see `Scope.mapChildEffect`).
+struct ScopeEffects: Hashable, @unchecked Sendable {
+  // Safe: key paths are immutable.
+  let keyPath: AnyKeyPath
 }

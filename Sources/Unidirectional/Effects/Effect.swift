@@ -201,12 +201,25 @@ extension Effect {
     child: @autoclosure () -> NavigationChild<NewAction>?
   ) -> Effect<NewAction> {
     guard isNotNone else { return .none }
-    return mapping(transform, child: child())
+    let child = child()
+    return mapping(transform, child: child, ids: EffectIDScoping(child))
+  }
+
+  /// `map`, for the effects of a child at one place of its parent (a `Scope`'s key path): the
+  /// ids of the composition inside it (`ChildEffectsID`s) are scoped to `compositionScope`, so
+  /// that two instances of one feature in a store keep their element effects apart. Other ids
+  /// and operations are mapped as by `map(_:)`.
+  @usableFromInline
+  func mapping<NewAction>(
+    _ transform: @escaping @Sendable (Action) -> NewAction, compositionScope: EffectID
+  ) -> Effect<NewAction> {
+    mapping(
+      transform, child: nil, ids: EffectIDScoping(scope: nil, compositionScope: compositionScope))
   }
 
   private func mapping<NewAction>(
     _ transform: @escaping @Sendable (Action) -> NewAction,
-    child: NavigationChild<NewAction>?
+    child: NavigationChild<NewAction>?, ids: EffectIDScoping = EffectIDScoping()
   ) -> Effect<NewAction> {
     switch operation {
     case .none:
@@ -239,22 +252,24 @@ extension Effect {
       )
       return Effect<NewAction>(.run(mapped))
     case .merge(let effects):
-      return Effect<NewAction>(.merge(effects.map { $0.mapping(transform, child: child) }))
+      return Effect<NewAction>(
+        .merge(effects.map { $0.mapping(transform, child: child, ids: ids) }))
     case .concatenate(let effects):
-      return Effect<NewAction>(.concatenate(effects.map { $0.mapping(transform, child: child) }))
+      return Effect<NewAction>(
+        .concatenate(effects.map { $0.mapping(transform, child: child, ids: ids) }))
     case .cancellable(let id, let cancelInFlight, let effect):
       return Effect<NewAction>(
         .cancellable(
-          id: child.scope(id), cancelInFlight: cancelInFlight,
-          effect.mapping(transform, child: child)))
+          id: ids.scoped(id), cancelInFlight: cancelInFlight,
+          effect.mapping(transform, child: child, ids: ids)))
     case .cancel(let id):
-      return Effect<NewAction>(.cancel(id: child.scope(id)))
+      return Effect<NewAction>(.cancel(id: ids.scoped(id)))
     case .issue(let issue):
       return Effect<NewAction>(.issue(issue))
     case .cancelMatching(let predicate):
       // Its predicates match composition ids (`ChildEffectsID`s), which a composition scope
       // scopes too.
-      guard let scope = child?.scope ?? child?.compositionScope else {
+      guard let scope = ids.scope ?? ids.compositionScope else {
         return Effect<NewAction>(.cancelMatching(predicate))
       }
       return Effect<NewAction>(
@@ -265,8 +280,8 @@ extension Effect {
     case .throttle(let id, let interval, let clock, let latest, let effect):
       return Effect<NewAction>(
         .throttle(
-          id: child.scope(id), interval: interval, clock: clock, latest: latest,
-          effect.mapping(transform, child: child)))
+          id: ids.scoped(id), interval: interval, clock: clock, latest: latest,
+          effect.mapping(transform, child: child, ids: ids)))
     }
   }
 

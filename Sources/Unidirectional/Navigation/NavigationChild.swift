@@ -67,12 +67,27 @@ struct NavigationChild<ParentAction>: Sendable {
   }
 }
 
-extension Optional {
-  /// `id` as the effects of the navigation child in `self` (if any) use it.
-  func scope<Action>(_ id: EffectID) -> EffectID where Wrapped == NavigationChild<Action> {
-    guard let self else { return id }
-    if let scope = self.scope { return id.scoped(to: scope) }
-    if let scope = self.compositionScope, id.isChildEffects { return id.scoped(to: scope) }
+/// How the cancellation ids of a child's effects are scoped as they are mapped to its parent:
+/// every id to a navigation child's identity (`scope`), or only the ids of the composition
+/// inside the child (`ChildEffectsID`s) to the child's place (`compositionScope`: a `forEach`
+/// row's identity, a `Scope`'s key path), or none.
+struct EffectIDScoping: Sendable {
+  var scope: EffectID?
+  var compositionScope: EffectID?
+
+  init(scope: EffectID? = nil, compositionScope: EffectID? = nil) {
+    self.scope = scope
+    self.compositionScope = compositionScope
+  }
+
+  init<Action>(_ child: NavigationChild<Action>?) {
+    self.init(scope: child?.scope, compositionScope: child?.compositionScope)
+  }
+
+  /// `id` as the parent's effects use it.
+  func scoped(_ id: EffectID) -> EffectID {
+    if let scope { return id.scoped(to: scope) }
+    if let compositionScope, id.isChildEffects { return id.scoped(to: compositionScope) }
     return id
   }
 }

@@ -14,12 +14,17 @@ struct TabFeature: Reducer {
   enum Action: Sendable {
     case path(StackAction<Screen.State, Screen.Action>)
     case push(Int)
+    case reset
   }
   let log: Log<String>
   let gate: Gate
   var body: some Reducer<State, Action> {
     Reduce { state, action in
-      if case .push(let id) = action { state.path.append(Screen.State(id: id)) }
+      switch action {
+      case .push(let id): state.path.append(Screen.State(id: id))
+      case .reset: state.path = StackState()
+      case .path: break
+      }
       return .none
     }
     .forEach(\.path, action: .case(Action.path)) { Screen(log: log, gate: gate) }
@@ -64,6 +69,36 @@ struct TabsFeature: Reducer {
       .tab(id: 1, action: .path(.element(id: 2, action: .workUntilCancelled))))
     store.send(.tab(id: 2, action: .push(20)))  // tab 2: #0 #1; nothing popped anywhere
     #expect(!work.isCancelled, "a push in tab 2 cancelled tab 1's element #2")
+    work.cancel()
+    await work.finish()
+  }
+  /// Copies give out the same ids: popping the copy's `#1` must not cancel the original's `#1`.
+  @Test func poppingInADuplicatedStackKeepsTheOriginalsElementEffects() async {
+    let store = Store(
+      initialState: TabsFeature.State(), reducer: TabsFeature(log: log, gate: gate))
+    store.send(.tab(id: 1, action: .push(10)))  // tab 1: #0
+    store.send(.duplicate(from: 1, to: 2))  // tab 2: #0, the same stack
+    store.send(.tab(id: 1, action: .push(11)))  // tab 1: #0 #1
+    store.send(.tab(id: 2, action: .push(21)))  // tab 2: #0 #1 (another screen, the same id)
+    let work = store.send(
+      .tab(id: 1, action: .path(.element(id: 1, action: .workUntilCancelled))))
+    store.send(.tab(id: 2, action: .path(.popFrom(id: 1))))
+    #expect(store.tabs[id: 1]?.path.ids == [0, 1])
+    #expect(!work.isCancelled, "popping tab 2's #1 cancelled tab 1's #1")
+    work.cancel()
+    await work.finish()
+  }
+
+  /// Replacing the copy's stack must not cancel the original's screens.
+  @Test func resettingADuplicatedStackKeepsTheOriginalsElementEffects() async {
+    let store = Store(
+      initialState: TabsFeature.State(), reducer: TabsFeature(log: log, gate: gate))
+    store.send(.tab(id: 1, action: .push(10)))  // tab 1: #0
+    store.send(.duplicate(from: 1, to: 2))  // tab 2: #0, the same stack
+    let work = store.send(
+      .tab(id: 1, action: .path(.element(id: 0, action: .workUntilCancelled))))
+    store.send(.tab(id: 2, action: .reset))
+    #expect(!work.isCancelled, "resetting tab 2's stack cancelled tab 1's #0")
     work.cancel()
     await work.finish()
   }
