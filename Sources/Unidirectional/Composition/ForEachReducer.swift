@@ -96,32 +96,39 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
         .assumingMemoryBound(to: IdentifiedArray<Element.State>.self))
   }
 
-  /// What tells, in O(1), whether elements may have left the array between two moments: its
-  /// membership version, which every addition and removal changes to a value no array had.
+  /// What tells, in O(1), whether elements may have left the array between two moments.
   ///
-  /// Elements left if ids were removed, or if the parent put back another copy of the array
-  /// (an undo, a redo, a saved draft), which may lack elements. An addition changes it too:
-  /// the cancellation that follows only ends the effects of elements the array now lacks, and
-  /// reaches no other array (element effects are scoped to the enclosing `forEach` row or
-  /// `Scope`; see `NavigationChild.compositionScope`).
+  /// Elements left if ids were removed, or if the parent put back an earlier copy of the array
+  /// (an undo), which lacks the elements added since. Additions alone (the same removal version
+  /// and more elements) are told apart, so that they cancel nothing: the cancellation that
+  /// follows a loss visits every running cancellation id of the store, which appends (a feed,
+  /// a log) must not pay for. One case is not seen: putting back a copy that diverged from this
+  /// one by additions only and holds more elements than it (a redo after new additions).
   @usableFromInline
   struct Membership {
     @usableFromInline let version: UInt64
+    @usableFromInline let removalVersion: UInt64
+    @usableFromInline let count: Int
 
     @inlinable
     init(_ elements: borrowing IdentifiedArray<Element.State>) {
       version = elements.membershipVersion
+      removalVersion = elements.removalVersion
+      count = elements.elements.count
     }
 
     @inlinable @inline(__always)
     init(_ elements: UnsafeMutablePointer<IdentifiedArray<Element.State>>) {
       version = elements.pointee.membershipVersion
+      removalVersion = elements.pointee.removalVersion
+      count = elements.pointee.elements.count
     }
 
     /// Whether elements that were in the array at `before` may be gone now.
     @inlinable
     func mayHaveLost(since before: Membership) -> Bool {
-      version != before.version
+      guard version != before.version else { return false }
+      return removalVersion != before.removalVersion || count <= before.count
     }
   }
 

@@ -20,7 +20,7 @@ extension IdentifiedArray {
       "IdentifiedArray: an element with id \(element.id) is already present; ids must be unique")
     positions[element.id] = elements.count
     elements.append(element)
-    noteWrite(to: element.id, changingMembership: true)
+    noteWrite(to: element.id, changing: .addition)
   }
 
   /// Appends elements, in order.
@@ -50,7 +50,7 @@ extension IdentifiedArray {
       "IdentifiedArray: insertion position \(position) is out of bounds 0...\(elements.count)")
     elements.insert(element, at: position)
     reindex(from: position)
-    noteWrite(to: element.id, changingMembership: true)
+    noteWrite(to: element.id, changing: .addition)
     _checkInvariants()
   }
 
@@ -80,7 +80,7 @@ extension IdentifiedArray {
     let element = elements.remove(at: position)
     positions[element.id] = nil
     reindex(from: position)
-    noteWrite(to: element.id, changingMembership: true)
+    noteWrite(to: element.id, changing: .removal)
     _checkInvariants()
     return element
   }
@@ -105,7 +105,7 @@ extension IdentifiedArray {
     for element in elements[kept...] { positions[element.id] = nil }
     elements.removeSubrange(kept...)
     reindex(from: firstRemoved)
-    noteWrite(to: nil, changingMembership: true)
+    noteWrite(to: nil, changing: .removal)
     _checkInvariants()
   }
 
@@ -113,7 +113,7 @@ extension IdentifiedArray {
   public mutating func removeAll() {
     elements.removeAll()
     positions.removeAll()
-    noteWrite(to: nil, changingMembership: true)
+    noteWrite(to: nil, changing: .removal)
     _checkInvariants()
   }
 

@@ -1,7 +1,8 @@
 import Synchronization
 
-/// Source of the versions of `IdentifiedArray`s (`membershipVersion`, `writeVersion`): unique
-/// across the process, so a replaced array never looks like the one it replaced.
+/// Source of the versions of `IdentifiedArray`s (`membershipVersion`, `removalVersion`,
+/// `writeVersion`): unique across the process, so a replaced array never looks like the one it
+/// replaced.
 @usableFromInline let identifiedArrayVersions = Atomic<UInt64>(0)
 
 /// An ordered collection of `Identifiable` elements with unique ids and O(1) access by id.
@@ -33,10 +34,14 @@ public struct IdentifiedArray<Element: Identifiable> {
   @usableFromInline var positions: [Element.ID: Int]
 
   /// Changes whenever an element is added or removed (and differs between arrays created
-  /// separately): two arrays with one membership version hold the same ids, so `forEach` tells
-  /// in O(1) that no element's effects need cancelling (see `ForEachReducer.Membership`). Not
-  /// part of the value: `==`, hashing and coding ignore it, as they do the write versions.
+  /// separately): two arrays with one membership version hold the same ids. With
+  /// `removalVersion` and the count, `forEach` tells in O(1) that no element left, so that no
+  /// element's effects need cancelling (see `ForEachReducer.Membership`). Not part of the value:
+  /// `==`, hashing and coding ignore it, as they do the other versions.
   @usableFromInline var membershipVersion: UInt64
+
+  /// Changes whenever an element is removed (and differs between arrays created separately).
+  @usableFromInline var removalVersion: UInt64
 
   /// Changes with every write (unique across arrays), so that observers of single elements can
   /// tell in O(1) whether the array changed, and which element if only one did. Not part of the
@@ -54,6 +59,7 @@ public struct IdentifiedArray<Element: Identifiable> {
     self.elements = []
     self.positions = [:]
     self.membershipVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
+    self.removalVersion = membershipVersion
     self.writeVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
     self.previousWriteVersion = 0
     self.lastWrittenID = nil
@@ -65,16 +71,31 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// before the first of them, so an observer of the array's versions still learns that only
   /// that element changed (two edits of one row in one action refresh that row alone).
   ///
-  /// - Parameter changingMembership: Whether the write added or removed elements: then the
-  ///   membership version changes too, to the new write version (itself unique).
+  /// - Parameter membership: Whether the write added or removed elements: then the membership
+  ///   version changes too, and for a removal the removal version, each to the new write
+  ///   version (itself unique).
   @inlinable
-  mutating func noteWrite(to id: Element.ID?, changingMembership: Bool = false) {
+  mutating func noteWrite(to id: Element.ID?, changing membership: MembershipChange = .none) {
     if id == nil || id != lastWrittenID {
       previousWriteVersion = writeVersion
     }
     writeVersion = identifiedArrayVersions.add(1, ordering: .relaxed).newValue
-    if changingMembership { membershipVersion = writeVersion }
+    switch membership {
+    case .none:
+      break
+    case .addition:
+      membershipVersion = writeVersion
+    case .removal:
+      membershipVersion = writeVersion
+      removalVersion = writeVersion
+    }
     lastWrittenID = id
+  }
+
+  /// What a write did to the set of ids.
+  @usableFromInline
+  enum MembershipChange {
+    case none, addition, removal
   }
 
   /// Creates an array of the given elements, in order.

@@ -41,7 +41,8 @@ public struct IfCaseLetReducer<Parent: Reducer, Case: Reducer>: Reducer {
         childEffect = child.reduce(into: &caseState, action: caseAction)
           .map(
             toCaseAction.embed,
-            child: NavigationChild(scope: nil, dismissAction: nil)
+            child: NavigationChild(
+              scope: nil, dismissAction: nil, compositionScope: EffectID(effects))
           )
           .cancellable(id: effects)
         state = toCaseState.embed(caseState)

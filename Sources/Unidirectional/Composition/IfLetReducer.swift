@@ -47,7 +47,8 @@ where Child.State: Sendable {
         childEffect = child.reduce(into: &state[keyPath: toChildState]!, action: childAction)
           .map(
             toChildAction.embed,
-            child: NavigationChild(scope: nil, dismissAction: nil)
+            child: NavigationChild(
+              scope: nil, dismissAction: nil, compositionScope: EffectID(before))
           )
           .cancellable(id: before)
       } else {

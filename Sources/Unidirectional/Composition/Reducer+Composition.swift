@@ -62,16 +62,19 @@ extension Reducer {
   /// Adds an element reducer for each element of an `IdentifiedArray`.
   ///
   /// An element action `(id, action)` runs the element reducer on the element with that id,
-  /// then this reducer runs. When elements leave the array, their running effects are
-  /// cancelled: this reducer removes them, or puts back another copy of the array that lacks
-  /// them (an undo, a redo). An action for an id that is not present is ignored and reported
-  /// to the store's issue handler.
+  /// then this reducer runs. When this reducer removes elements, their running effects are
+  /// cancelled, also when it puts back an earlier copy of the array (an undo) that lacks
+  /// elements added since. Not seen: putting back a copy that diverged from the current one by
+  /// additions only and holds more elements (a redo after new additions); remove the dropped
+  /// elements first, or cancel their effects. An action for an id that is not present is
+  /// ignored and reported to the store's issue handler.
   ///
-  /// Element effects belong to their array: inside the rows of an outer `forEach` (a list of
-  /// lists), or in two instances of a feature held by two `Scope`s (two panels of a split
-  /// view), one array's removals never cancel another's element effects. A feature that calls a
-  /// child reducer by hand, rather than through `Scope`, `forEach` or the navigation reducers,
-  /// does not get this: its child's element effects share ids with any other instance's.
+  /// Element effects belong to their array where the array is reached through `Scope` at a key
+  /// path, `ifLet`, `ifCaseLet`, the rows of an outer `forEach` (a list of lists), or a
+  /// presented child or stack element: two instances of a feature (two panels of a split view)
+  /// never cancel each other's element effects. Not kept apart: instances a feature reaches
+  /// through one `Scope` whose computed key path leads to a different instance over time (the
+  /// selected tab), or by calling a child reducer by hand.
   ///
   /// - Parameters:
   ///   - state: Where the elements live.

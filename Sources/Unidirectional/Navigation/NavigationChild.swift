@@ -21,11 +21,12 @@ struct NavigationChild<ParentAction>: Sendable {
   /// if the child cannot dismiss itself (a plain `ifLet` or `ifCaseLet` child).
   let dismissAction: (@Sendable () -> ParentAction)?
 
-  /// For a child whose other ids are left as they are (a `forEach` row): its identity, which
-  /// only the ids of the composition inside it are scoped to (the `ChildEffectsID`s of its own
-  /// `forEach`, `ifLet` or stack). Two rows of a list of lists hold their inner lists at one key
-  /// path; without it, a removal in one row's inner list cancelled the other rows' inner rows'
-  /// effects. The ids the row's own code uses stay shared, as documented.
+  /// For a child whose other ids are left as they are (a `forEach` row, an `ifLet` or
+  /// `ifCaseLet` child): its identity, which only the ids of the composition inside it are
+  /// scoped to (the `ChildEffectsID`s of its own `forEach`, `ifLet` or stack). Two rows of a
+  /// list of lists hold their inner lists at one key path; without it, a removal in one row's
+  /// inner list cancelled the other rows' inner rows' effects. The ids the child's own code
+  /// uses stay shared, as documented.
   var compositionScope: EffectID? = nil
 
   /// Runs the child's `operation` with `dismiss()` reaching this child's parent.
