@@ -23,7 +23,10 @@ private let stackIdentities = Atomic<UInt64>(0)
 ///
 /// Two stacks are equal when their ids and elements are. The next id and the stack's identity
 /// (which keeps the effects of two stacks apart) are bookkeeping, not compared; a copy of a
-/// stack is the same stack.
+/// stack is the same stack. Two copies kept side by side in one store (a tab duplicated with
+/// its stack) are kept apart where `Scope`, `ifLet` or a `forEach` row holds each, except for
+/// the ids their elements' own effects use: element `#0` of one copy can cancel those of `#0`
+/// in the other. Give a duplicate a new stack (`StackState(copy)`) to keep them apart.
 ///
 /// - Complexity: Access by position and `append` are O(1); access by id is O(log n) (ids are
 ///   kept in increasing order).
