@@ -39,19 +39,24 @@ final class AccessRecorder: @unchecked Sendable {
   /// for the store's own state.
   @usableFromInline let state: UnsafeMutableRawPointer?
 
-  /// The probes of the current run's reads are `probes[0..<count]`. The buffer is reused from
-  /// run to run so that recording allocates nothing in the steady state.
+  /// The probes of the current run's reads are `probes[0..<count]`, except while the run reads
+  /// as predicted (see `readsAsPredicted`). The buffer is reused from run to run so that
+  /// recording allocates nothing in the steady state.
   @usableFromInline @exclusivity(unchecked) var probes: ContiguousArray<Probe> = []
   @usableFromInline @exclusivity(unchecked) var count = 0
 
   /// The observer being run, whose last reads predict this run's: a re-run usually makes the
   /// same reads in the same order, so read `i` is usually its `reads[i]`, found without a look-up.
-  /// Unretained: the owner holds the observer while it runs.
+  /// Unretained: the owner holds the observer while it runs, and its reads stay as they are until
+  /// the run ends, even if it is cancelled meanwhile (see `ObservationGraph.remove`), so reads
+  /// use its probes without taking a reference each.
   @usableFromInline @exclusivity(unchecked) var running: Unmanaged<ObserverRecord>?
 
-  /// Whether every read so far was the predicted one: then, if the counts match too, the
-  /// observer read exactly what it read last time.
-  @usableFromInline @exclusivity(unchecked) var readsAsPredicted = true
+  /// Whether every read so far was the predicted one. While it is, `probes` is not written:
+  /// the reads are the running observer's `reads[0..<count]`, and a run that ends so made
+  /// exactly the reads of the last one. The first read that was not predicted copies them into
+  /// `probes` (`diverge`).
+  @usableFromInline @exclusivity(unchecked) var readsAsPredicted = false
 
   @usableFromInline
   init(store: ObjectIdentifier, isOwning: Bool, state: UnsafeMutableRawPointer? = nil) {
@@ -61,38 +66,53 @@ final class AccessRecorder: @unchecked Sendable {
   }
 
   /// The probe the running observer's last run had at this position, if it was a read of
-  /// `keyPath`.
+  /// `keyPath`; unretained, alive until the run ends (see `running`).
   @inlinable @inline(__always)
-  func predictedProbe(for keyPath: AnyKeyPath) -> Probe? {
+  func predictedProbe(for keyPath: AnyKeyPath) -> Unmanaged<Probe>? {
+    guard let probe = predictedProbe(),
+      probe._withUnsafeGuaranteedRef({ $0.keyPath === keyPath && $0.arrayKeyPath == nil })
+    else { return nil }
+    return probe
+  }
+
+  /// The probe the running observer's last run had at this position, whatever it was;
+  /// unretained, alive until the run ends (see `running`).
+  @inlinable @inline(__always)
+  func predictedProbe() -> Unmanaged<Probe>? {
     guard let running else { return nil }
-    return running._withUnsafeGuaranteedRef { observer -> Probe? in
-      // Hot path (every read of a re-running observer): no copy of the reads, one identity check.
-      let probe: Probe
+    return running._withUnsafeGuaranteedRef { observer -> Unmanaged<Probe>? in
+      // Hot path (every read of a re-running observer): no copy of the reads, no reference
+      // taken.
       if count == 0 {
         guard let head = observer.reads.head else { return nil }
-        probe = head
-      } else {
-        let tailIndex = count &- 1
-        guard tailIndex < observer.reads.tail.count else { return nil }
-        probe = observer.reads.tail[tailIndex]
+        return Unmanaged.passUnretained(head)
       }
-      guard probe.keyPath === keyPath, probe.arrayKeyPath == nil else { return nil }
-      return probe
+      let tailIndex = count &- 1
+      guard tailIndex < observer.reads.tail.count else { return nil }
+      return Unmanaged.passUnretained(observer.reads.tail[tailIndex])
     }
   }
 
-  /// The probe the running observer's last run had at this position, whatever it was.
+  /// Appends the probe of a read that `predictedProbe` returned.
   @inlinable @inline(__always)
-  func predictedProbe() -> Probe? {
-    guard let running else { return nil }
-    return running._withUnsafeGuaranteedRef { observer -> Probe? in
-      count < observer.reads.count ? observer.reads[count] : nil
+  func appendPredicted(_ probe: Unmanaged<Probe>) {
+    if readsAsPredicted {
+      count &+= 1
+    } else {
+      probe._withUnsafeGuaranteedRef { append($0) }
     }
   }
 
   /// Appends the probe of a read.
   @inlinable @inline(__always)
   func append(_ probe: Probe) {
+    if readsAsPredicted { diverge() }
+    store(probe)
+  }
+
+  /// Writes `probe` at position `count` of `probes`.
+  @inlinable @inline(__always)
+  func store(_ probe: Probe) {
     if count < probes.count {
       // Skipping identical stores saves a retain and a release per read in the steady state.
       if probes[count] !== probe { probes[count] = probe }
@@ -102,10 +122,24 @@ final class AccessRecorder: @unchecked Sendable {
     count &+= 1
   }
 
+  /// Ends the run's predicted reads: copies them into `probes`, which holds the reads from now
+  /// on.
+  @usableFromInline
+  func diverge() {
+    readsAsPredicted = false
+    let predictedCount = count
+    count = 0
+    guard let running else { return }
+    running._withUnsafeGuaranteedRef { observer in
+      for index in 0..<predictedCount { store(observer.reads[index]) }
+    }
+  }
+
   /// Whether the current run made exactly the reads of `observer`'s last run, in order.
   func readsMatch(_ observer: ObserverRecord) -> Bool {
-    guard observer.reads.count == count else { return false }
+    // A run that read only as predicted ended with as many reads (see `record`).
     if readsAsPredicted { return true }
+    guard observer.reads.count == count else { return false }
     for index in 0..<count where observer.reads[index] !== probes[index] { return false }
     return true
   }
@@ -114,7 +148,7 @@ final class AccessRecorder: @unchecked Sendable {
   /// for as long as it is installed.
   @inlinable
   static var current: Unmanaged<AccessRecorder>? {
-    guard let pointer = pthread_getspecific(threadKey) else { return nil }
+    guard let pointer = slot.value else { return nil }
     return Unmanaged<AccessRecorder>.fromOpaque(pointer)
   }
 
@@ -122,15 +156,15 @@ final class AccessRecorder: @unchecked Sendable {
   /// nest, for example when an observer registers another observer).
   @usableFromInline
   func install() -> UnsafeMutableRawPointer? {
-    let previous = pthread_getspecific(Self.threadKey)
-    pthread_setspecific(Self.threadKey, Unmanaged.passUnretained(self).toOpaque())
+    let previous = Self.slot.value
+    Self.slot.set(Unmanaged.passUnretained(self).toOpaque())
     return previous
   }
 
   /// Restores the recorder `install()` replaced.
   @usableFromInline
   static func restore(_ previous: UnsafeMutableRawPointer?) {
-    pthread_setspecific(threadKey, previous)
+    slot.set(previous)
   }
 
   /// Runs `body`, recording its reads. The recorder must be installed.
@@ -142,6 +176,8 @@ final class AccessRecorder: @unchecked Sendable {
     readsAsPredicted = observer != nil
     running = observer.map { Unmanaged.passUnretained($0) }
     body()
+    // Fewer reads than predicted: not the same reads, so they must be in `probes`.
+    if let observer, readsAsPredicted, count != observer.reads.count { diverge() }
     running = nil
   }
 
@@ -153,16 +189,14 @@ final class AccessRecorder: @unchecked Sendable {
     Self.restore(previous)
   }
 
-  /// The probes recorded by the latest run, in order.
+  /// The probes recorded by the latest run, in order, unless it read only as predicted (then
+  /// they are the observer's reads of its last run).
   var recordedProbes: ArraySlice<Probe> {
-    probes[0..<count]
+    precondition(!readsAsPredicted, "Unidirectional: the run's reads are the observer's")
+    return probes[0..<count]
   }
 
+  /// The thread-local slot that holds the current thread's recorder.
   @usableFromInline
-  static let threadKey: pthread_key_t = {
-    var key = pthread_key_t()
-    let status = pthread_key_create(&key, nil)
-    precondition(status == 0, "Unidirectional: pthread_key_create failed (\(status))")
-    return key
-  }()
+  static let slot = ThreadLocalKey()
 }

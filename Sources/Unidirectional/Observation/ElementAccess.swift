@@ -113,23 +113,28 @@ class ElementAccess<Element>: @unchecked Sendable {
       _ isUnchanged: @escaping (Value?, Value?) -> Bool
     ) -> (UnsafeRawPointer, ValueProbe<Value?>) -> Bool
   ) -> Value? {
-    let locate = locate
-    if let probe = recorder.predictedProbe(), probe.reader == reader, probe.keyPath === field,
-      probe.kind == .element
+    if let predicted = recorder.predictedProbe(),
+      predicted._withUnsafeGuaranteedRef({
+        $0.reader == reader && $0.keyPath === field && $0.kind == .element
+      })
     {
-      // Made by this read (a reader id and a field key path object are never reused while a
-      // probe holds them): a `ValueProbe<Value?>`.
-      let probe = unsafeDowncast(probe, to: ValueProbe<Value?>.self)
-      recorder.append(probe)
-      // Refreshed whenever its element is written: its value is the current one.
-      guard probe.isLazy else { return probe.value }
-      let value = Self.value(
-        field, at: MemoryLayout<Element>.offset(of: field), in: state, locate: locate,
-        lastKnown: lastKnown)
-      graph.freshen(probe, with: value)
-      return value
+      recorder.appendPredicted(predicted)
+      // Alive for the run (see `AccessRecorder.running`), even if the observer is cancelled by
+      // a getter that `value` runs.
+      return predicted._withUnsafeGuaranteedRef { probe in
+        // Made by this read (a reader id and a field key path object are never reused while a
+        // probe holds them): a `ValueProbe<Value?>`.
+        let probe = unsafeDowncast(probe, to: ValueProbe<Value?>.self)
+        // Refreshed whenever its element is written: its value is the current one.
+        guard probe.isLazy else { return probe.value }
+        let value = Self.value(
+          field, at: MemoryLayout<Element>.offset(of: field), in: state, locate: self.locate,
+          lastKnown: lastKnown)
+        graph.freshen(probe, with: value)
+        return value
+      }
     }
-    recorder.readsAsPredicted = false
+    let locate = locate
     let fieldOffset = MemoryLayout<Element>.offset(of: field)
     let value = Self.value(field, at: fieldOffset, in: state, locate: locate, lastKnown: lastKnown)
     let isUnchanged: (Value?, Value?) -> Bool

@@ -98,12 +98,35 @@ extension IdentifiedArray {
   /// Makes the reader of the write record of the array at `offset` in a state.
   @inlinable
   static func writesReader(atOffset offset: Int) -> (UnsafeRawPointer) -> ElementWrites {
-    { state in
+    let hashes = IDHashCache<Element.ID>()
+    return { state in
       let array = (state + offset).assumingMemoryBound(to: IdentifiedArray.self)
       return (
         array.pointee.writeVersion, array.pointee.previousWriteVersion,
-        array.pointee.lastWrittenID?.hashValue
+        array.pointee.lastWrittenID.map(hashes.hash)
       )
     }
+  }
+}
+
+/// The hash of the id seen last, kept because successive actions often write one element (a
+/// row being edited): comparing ids costs less than hashing one again.
+@usableFromInline
+final class IDHashCache<ID: Hashable>: @unchecked Sendable {
+  // Safe: used only by the reader of an array's write record, which only the thread that owns
+  // the store calls (see `ElementGroup`).
+  @usableFromInline @exclusivity(unchecked) var id: ID?
+  @usableFromInline @exclusivity(unchecked) var idHash = 0
+
+  @inlinable
+  init() {}
+
+  /// `id.hashValue`.
+  @inlinable
+  func hash(_ id: ID) -> Int {
+    if let known = self.id, known == id { return idHash }
+    idHash = id.hashValue
+    self.id = id
+    return idHash
   }
 }

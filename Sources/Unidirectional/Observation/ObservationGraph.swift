@@ -374,7 +374,9 @@ final class ObservationGraph: @unchecked Sendable {
       probe.unsubscribe(observer)
       removeIfUnused(probe, into: &garbage)
     }
-    observer.reads = SmallArray()
+    // A run in progress (the observer cancelled itself) still reads its probes unretained (see
+    // `AccessRecorder.running`): the run lets them go when it ends.
+    if !observer.isRunning { observer.reads = SmallArray() }
     withExtendedLifetime(garbage) {}
   }
 

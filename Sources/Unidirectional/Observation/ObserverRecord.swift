@@ -63,6 +63,12 @@ final class ObserverRecord: @unchecked Sendable {
     life.load(ordering: .acquiring) >= Life.cancelledWhileRunning
   }
 
+  /// Owner: whether a run is in progress (it may have been cancelled meanwhile).
+  var isRunning: Bool {
+    let life = life.load(ordering: .relaxed)
+    return life == Life.running || life == Life.cancelledWhileRunning
+  }
+
   /// Owner: starts a run; returns the closure, or `nil` if the observer was cancelled.
   @usableFromInline
   func beginRun() -> (@Sendable () -> Void)? {

@@ -233,7 +233,10 @@ extension Store {
     let cancelled = observer.endRun()
     if cancelled != nil {
       graph.perform(.remove(observer), state: statePointer)
-      graph.dropIfUnused(drainRecorder.recordedProbes)
+      // Reads made only as predicted are the observer's own, which the removal dropped.
+      if !drainRecorder.readsAsPredicted { graph.dropIfUnused(drainRecorder.recordedProbes) }
+      // Kept by a removal during the run (see `ObservationGraph.remove`).
+      observer.reads = SmallArray()
     } else if observer.isInGraph {
       if drainRecorder.readsMatch(observer) {
         // The same reads as last time (the common case): nothing to re-subscribe.

@@ -113,10 +113,10 @@ enum TrackingDetector {
   /// Whether Apple's Observation is tracking the reads of the calling thread now.
   @usableFromInline
   static func isTracking(_ registrar: ObservationRegistrar) -> Bool {
-    pthread_setspecific(threadKey, armed)
+    slot.set(armed)
     registrar.access(DetectionSubject.shared, keyPath: keyPath)
-    let hashed = pthread_getspecific(threadKey) == seen
-    pthread_setspecific(threadKey, nil)
+    let hashed = slot.value == seen
+    slot.set(nil)
     return hashed
   }
 
@@ -125,19 +125,14 @@ enum TrackingDetector {
   private static var seen: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: 2) }
 
   fileprivate static func noteHashed() {
-    if pthread_getspecific(threadKey) == UnsafeMutableRawPointer(mutating: armed) {
-      pthread_setspecific(threadKey, seen)
+    if slot.value == UnsafeMutableRawPointer(mutating: armed) {
+      slot.set(seen)
     }
   }
 
   private static let keyPath = \DetectionSubject.[detecting: HashNotifier()]
 
-  private static let threadKey: pthread_key_t = {
-    var key = pthread_key_t()
-    let status = pthread_key_create(&key, nil)
-    precondition(status == 0, "Unidirectional: pthread_key_create failed (\(status))")
-    return key
-  }()
+  private static let slot = ThreadLocalKey()
 }
 
 /// The subject of the detecting key path: never changes, never notifies.
@@ -223,8 +218,8 @@ enum TrackingInstalls {
   }
 
   fileprivate static func noteHashed(_ key: TrackedReadKey) {
-    guard let slot = pthread_getspecific(threadKey) else { return }
-    let state = Unmanaged<ThreadState>.fromOpaque(slot).takeUnretainedValue()
+    guard let value = slot.value else { return }
+    let state = Unmanaged<ThreadState>.fromOpaque(value).takeUnretainedValue()
     guard state.depth == 0, !state.pending.isEmpty else { return }
     guard let pending = ownCall({ state.pending.removeValue(forKey: key) }) else { return }
     if pending.generation() != pending.readAt {
@@ -234,20 +229,15 @@ enum TrackingInstalls {
   }
 
   private static var threadState: ThreadState {
-    if let slot = pthread_getspecific(threadKey) {
-      return Unmanaged<ThreadState>.fromOpaque(slot).takeUnretainedValue()
+    if let value = slot.value {
+      return Unmanaged<ThreadState>.fromOpaque(value).takeUnretainedValue()
     }
     let state = ThreadState()
-    pthread_setspecific(threadKey, Unmanaged.passRetained(state).toOpaque())
+    slot.set(Unmanaged.passRetained(state).toOpaque())
     return state
   }
 
-  private static let threadKey: pthread_key_t = {
-    var key = pthread_key_t()
-    let status = pthread_key_create(&key) { slot in
-      if let slot { Unmanaged<ThreadState>.fromOpaque(slot).release() }
-    }
-    precondition(status == 0, "Unidirectional: pthread_key_create failed (\(status))")
-    return key
-  }()
+  private static let slot = ThreadLocalKey { value in
+    if let value { Unmanaged<ThreadState>.fromOpaque(value).release() }
+  }
 }

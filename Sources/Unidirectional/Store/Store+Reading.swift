@@ -54,11 +54,12 @@ extension Store {
       // The hot path: an observer re-running on the owner's thread makes the stored read it made
       // last time. No action can commit meanwhile, and the value is a plain load.
       let stored = recorder._withUnsafeGuaranteedRef { recorder -> Value? in
-        guard let probe = recorder.predictedProbe(for: keyPath), probe.kind == .stored else {
-          return nil
-        }
-        recorder.append(probe)
-        return UnsafeRawPointer(statePointer).load(fromByteOffset: probe.byteStart, as: Value.self)
+        guard let probe = recorder.predictedProbe(for: keyPath),
+          let byteStart = probe._withUnsafeGuaranteedRef({ $0.kind == .stored ? $0.byteStart : nil }
+          )
+        else { return nil }
+        recorder.appendPredicted(probe)
+        return UnsafeRawPointer(statePointer).load(fromByteOffset: byteStart, as: Value.self)
       }
       if let stored { return stored }
     }
@@ -90,17 +91,22 @@ extension Store {
       }
       // The owner runs an observer: no action can commit meanwhile, and the state is read
       // directly.
-      if let probe = recorder.predictedProbe(), read.isRead(of: probe) {
-        recorder.append(probe)
-        if !probe.isLazy {
-          // Refreshed whenever its value may change: its value is the current one.
-          return unsafeDowncast(probe, to: ValueProbe<Read.Value>.self).value
+      if let predicted = recorder.predictedProbe(),
+        predicted._withUnsafeGuaranteedRef({ read.isRead(of: $0) })
+      {
+        recorder.appendPredicted(predicted)
+        // Alive for the run (see `AccessRecorder.running`), even if the observer is cancelled
+        // by user code that `value(in:)` runs.
+        return predicted._withUnsafeGuaranteedRef { probe in
+          if !probe.isLazy {
+            // Refreshed whenever its value may change: its value is the current one.
+            return unsafeDowncast(probe, to: ValueProbe<Read.Value>.self).value
+          }
+          let value = read.value(in: statePointer)
+          graph.freshen(probe, with: value)
+          return value
         }
-        let value = read.value(in: statePointer)
-        graph.freshen(probe, with: value)
-        return value
       }
-      recorder.readsAsPredicted = false
       let value = read.value(in: statePointer)
       let made = read.makeProbe(value: value, generation: graph.generation)
       recorder.append(graph.probe(made, state: statePointer))

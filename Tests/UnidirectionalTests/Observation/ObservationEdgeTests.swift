@@ -1,5 +1,6 @@
 import Foundation
 import Observation
+import Synchronization
 import Testing
 import Unidirectional
 import UnidirectionalTestSupport
@@ -77,6 +78,41 @@ import UnidirectionalTestSupport
     canceller.start()
     store.send(EdgeAction { $0.flag = true })
     #expect(store.observationFootprint == before)
+  }
+
+  /// An observer cancelled by a getter that its own re-run calls, in the middle of a read the
+  /// store predicted from the observer's last run: the read goes on with the probe it found,
+  /// which the cancellation must not free (predicted reads take no reference of their own), and
+  /// the probes are dropped once the run ends.
+  @Test func observerCancelledByTheGetterOfItsOwnReadFinishesTheRead() {
+    let store = makeEdgeStore()
+    let before = store.observationFootprint
+    let hookID = edgeHookIDs.add(1, ordering: .relaxed).newValue
+    let me = EdgeBox<ObservationToken>()
+    let inRun = Atomic<Bool>(false)
+    let seen = Log<[Int]>()
+    getterHooks.withLock {
+      $0[hookID] = { count in
+        // Only from the observer's own run, not when the store checks the read after an action.
+        if inRun.load(ordering: .relaxed), count == 2 { me.take()?.cancel() }
+      }
+    }
+    me.value = store.observe {
+      inRun.store(true, ordering: .relaxed)
+      let counted = store[\.[countCallingHook: hookID]]
+      seen.append([counted, store.other])
+      inRun.store(false, ordering: .relaxed)
+    }
+    store.send(EdgeAction { $0.count = 1 })
+    store.send(
+      EdgeAction {
+        $0.count = 2
+        $0.other = 2
+      })
+    store.send(EdgeAction { $0.count = 3 })
+    #expect(seen.values == [[0, 0], [1, 0], [2, 2]])
+    #expect(store.observationFootprint == before)
+    getterHooks.withLock { $0[hookID] = nil }
   }
 
   /// A tracking that reads `items` and, behind `items.count > 7`, `items[7]`; then another
@@ -229,5 +265,17 @@ extension ObservationEdgeTests {
       })
     #expect(runs.values == [0], "row 2's observer re-ran for writes to row 0")
     withExtendedLifetime(token) {}
+  }
+}
+
+/// Hooks that a getter of `EdgeState` runs on every call, by id, with the state's `count`.
+let getterHooks = Locked<[Int: @Sendable (Int) -> Void]>([:])
+
+extension EdgeState {
+  /// `count`, read through a subscript (a computed read, evaluated in order) whose getter runs
+  /// the hook `id`.
+  subscript(countCallingHook id: Int) -> Int {
+    getterHooks.withLock { $0[id] }?(count)
+    return count
   }
 }
