@@ -77,14 +77,19 @@ struct ByteIndex {
     let pass = self.pass
     for block in changedBlocks[..<changedCount] {
       probesByBlock[block].withUnsafeBufferPointer { probes in
-        for probe in probes where probe.refreshedAt != pass {
-          probe.refreshedAt = pass
-          // The block changed, but maybe not this probe's bytes (the snapshot still holds the
-          // old state here): then its value did not change either.
-          if Self.bytesEqual(state, snapshot, at: probe.byteStart, count: probe.byteCount) {
-            continue
+        for index in probes.indices {
+          // Lent without a reference: the index does not change during a pass (the graph is
+          // busy), and holds its probes.
+          Unmanaged.passUnretained(probes[index])._withUnsafeGuaranteedRef { probe in
+            guard probe.refreshedAt != pass else { return }
+            probe.refreshedAt = pass
+            // The block changed, but maybe not this probe's bytes (the snapshot still holds the
+            // old state here): then its value did not change either.
+            if Self.bytesEqual(state, snapshot, at: probe.byteStart, count: probe.byteCount) {
+              return
+            }
+            changed(probe)
           }
-          changed(probe)
         }
       }
     }

@@ -48,7 +48,11 @@ final class ElementGroup: @unchecked Sendable {
     (version, seenPrevious, seenIDHash) = readWrites(state)
   }
 
-  /// Passes each probe the writes since the last call may have changed to `mayHaveChanged`.
+  /// Passes each probe the writes since the last call may have changed to `mayHaveChanged`,
+  /// lent without a reference.
+  ///
+  /// - Precondition: The group's probes do not change meanwhile (the graph is busy, so changes
+  ///   wait), which keeps every probe lent alive.
   func forEachProbeWritten(in state: UnsafeRawPointer, _ mayHaveChanged: (Probe) -> Void) {
     let writes = readWrites(state)
     guard writes.version != version else { return }
@@ -60,13 +64,20 @@ final class ElementGroup: @unchecked Sendable {
       && (writes.previous == version
         || (writes.previous == seenPrevious && writes.idHash == seenIDHash))
     if oneElement, let idHash = writes.idHash {
-      for probe in probes(forIDHash: idHash) { mayHaveChanged(probe) }
+      Self.lend(probes(forIDHash: idHash), to: mayHaveChanged)
     } else {
-      for probes in probesByIDHash.values {
-        for probe in probes { mayHaveChanged(probe) }
-      }
+      for probes in probesByIDHash.values { Self.lend(probes, to: mayHaveChanged) }
     }
     (version, seenPrevious, seenIDHash) = writes
+  }
+
+  /// Passes each of `probes` to `body` without taking a reference to it: `probes` holds them.
+  private static func lend(_ probes: [Probe], to body: (Probe) -> Void) {
+    probes.withUnsafeBufferPointer { probes in
+      for index in probes.indices {
+        Unmanaged.passUnretained(probes[index])._withUnsafeGuaranteedRef(body)
+      }
+    }
   }
 
   /// The probes of the elements whose id has hash `idHash`.

@@ -131,16 +131,19 @@ final class ObservationGraph: @unchecked Sendable {
         }
       }
     }
-    for group in groupList {
-      group.forEachProbeWritten(in: state) { probe in
-        if probe.isSafe {
-          if probe.refresh(state) {
-            probe.changedAt = generation
-            certain.add(probe.subscribers)
+    // Unchanged while busy: lent without a reference to each group.
+    for index in groupList.indices {
+      Unmanaged.passUnretained(groupList[index])._withUnsafeGuaranteedRef { group in
+        group.forEachProbeWritten(in: state) { probe in
+          if probe.isSafe {
+            if probe.refresh(state) {
+              probe.changedAt = generation
+              certain.add(probe.subscribers)
+            }
+          } else {
+            probe.dirtyAt = generation
+            uncertain.add(probe.subscribers)
           }
-        } else {
-          probe.dirtyAt = generation
-          uncertain.add(probe.subscribers)
         }
       }
     }

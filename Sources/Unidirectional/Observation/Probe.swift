@@ -242,54 +242,38 @@ class ValueProbe<Value>: Probe, @unchecked Sendable {
 
 /// A probe of a value inside the element with a given id of an `IdentifiedArray`.
 @usableFromInline
-final class ElementProbe<ID: Hashable, Value>: ValueProbe<Value?>, @unchecked Sendable {
-  @usableFromInline let id: ID
+class ElementProbe<ID: Hashable, Value>: ValueProbe<Value?>, @unchecked Sendable {
+  @usableFromInline final let id: ID
   /// `id.hashValue`, computed where `ID` is known.
-  let idHash: Int
+  final let idHash: Int
   /// Reads the write record of the probe's array from a state.
-  let readWrites: (UnsafeRawPointer) -> ElementWrites
-  /// For a probe made by a row store's read (see `ElementAccess`): its refresh, made where the
-  /// types are known, so specialized (`refresh` itself is generic code that is not).
-  let refresher: ((UnsafeRawPointer, ValueProbe<Value?>) -> Bool)?
+  final let readWrites: (UnsafeRawPointer) -> ElementWrites
 
   @usableFromInline
   init(
     kind: Kind, isSafe: Bool, field: AnyKeyPath, arrayKeyPath: AnyKeyPath, id: ID,
     idHash: Int, reader: UInt64?, generation: UInt64, value: Value?,
     read: @escaping (UnsafeRawPointer) -> Value?, isUnchanged: @escaping (Value?, Value?) -> Bool,
-    readWrites: @escaping (UnsafeRawPointer) -> ElementWrites,
-    refresher: ((UnsafeRawPointer, ValueProbe<Value?>) -> Bool)? = nil
+    readWrites: @escaping (UnsafeRawPointer) -> ElementWrites
   ) {
     self.id = id
     self.idHash = idHash
     self.readWrites = readWrites
-    self.refresher = refresher
     super.init(
       kind: kind, isSafe: isSafe, keyPath: field, arrayKeyPath: arrayKeyPath, reader: reader,
       generation: generation, value: value, read: read, isUnchanged: isUnchanged)
   }
 
-  override func refresh(_ state: UnsafeRawPointer) -> Bool {
-    if let refresher { return refresher(state, self) }
-    return super.refresh(state)
-  }
-
-  override func refreshAfterAnyAction(_ state: UnsafeRawPointer) -> Bool {
-    // A refresher's rule already counts identical bits as unchanged.
-    if let refresher { return refresher(state, self) }
-    return super.refreshAfterAnyAction(state)
-  }
-
-  override var key: ReadKey {
+  override final var key: ReadKey {
     let key = ReadKey.element(array: arrayKeyPath!, id: AnyHashable(id), field: keyPath)
     return reader.map { .child(key, reader: $0) } ?? key
   }
 
-  override func makeGroup(state: UnsafeRawPointer) -> ElementGroup {
+  override final func makeGroup(state: UnsafeRawPointer) -> ElementGroup {
     ElementGroup(array: arrayKeyPath!, readWrites: readWrites, state: state)
   }
 
-  override var elementIDHash: Int { idHash }
+  override final var elementIDHash: Int { idHash }
 }
 
 /// A probe of a value that can be compared neither by value nor by identity: changed after every
