@@ -64,8 +64,9 @@ struct PermanentTable<Entry: PermanentTableEntry>: ~Copyable, Sendable {
         bitPattern: slotsAddress.load(ordering: .acquiring))
     else { return nil }
     let start = start(key)
+    // Wrapping arithmetic: the slot is masked anyway, and an overflow check is a branch per probe.
     for probe in 0..<Self.probes {
-      let bits = slots[(start + probe) & (capacity - 1)].load(ordering: .acquiring)
+      let bits = slots[(start &+ probe) & (capacity &- 1)].load(ordering: .acquiring)
       guard let pointer = UnsafeRawPointer(bitPattern: bits) else { return nil }
       let entry = Unmanaged<Entry>.fromOpaque(pointer)
       if entry._withUnsafeGuaranteedRef({ $0.key == key }) {
