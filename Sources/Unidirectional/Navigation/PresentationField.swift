@@ -49,7 +49,7 @@ enum PresentationField {
     /// Key path objects seen, by identity: a key path literal in non-generic code is one object
     /// for the life of the process, so most look-ups end here, without a lock. The shared
     /// cache's are in ``identities`` instead, which inlined code reads (see `withTable`).
-    private let table = PermanentTable<Entry>(capacityLog2: 8)
+    private let table = PermanentTable<Entry>()
     /// Whether this is the ``PresentationField/shared`` cache, whose table is ``identities``.
     private let isShared: Bool
     /// Key paths seen, by equality: generic code makes a new key path object each time it
@@ -125,7 +125,7 @@ enum PresentationField {
 
   /// The table of key path objects of the ``shared`` cache. Made of constants (see
   /// ``PermanentTable``), so that code inlined in a reducer reads it without `swift_once`.
-  @usableFromInline static let identities = PermanentTable<Entry>(capacityLog2: 8)
+  @usableFromInline static let identities = PermanentTable<Entry>()
 
   /// The offset of the presentation `keyPath` names inside a `Root`, or `nil` if it must be
   /// reached through the key path (see ``KeyPathCache/offset(of:probing:)``).
@@ -158,7 +158,7 @@ enum PresentationField {
       self.offsets = offsets
     }
   }
-  private static let candidateTable = PermanentTable<Candidates>(capacityLog2: 8)
+  private static let candidateTable = PermanentTable<Candidates>()
   private static let candidateCache = Locked<[PermanentTableKey: [Int]]>([:])
 
   /// The offsets of `Root`'s stored properties of type `PresentationState<Child>`, read once per
