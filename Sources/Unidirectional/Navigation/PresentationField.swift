@@ -129,7 +129,7 @@ enum PresentationField {
 
   /// The offset of the presentation `keyPath` names inside a `Root`, or `nil` if it must be
   /// reached through the key path (see ``KeyPathCache/offset(of:probing:)``).
-  @inlinable
+  @inlinable @inline(__always)
   static func offset<Root, Child>(
     of keyPath: WritableKeyPath<Root, PresentationState<Child>>, probing root: inout Root
   ) -> Int? {
