@@ -132,7 +132,7 @@ struct EnumLayout: @unchecked Sendable {
     }
   }
 
-  @usableFromInline static let table = PermanentTable<Entry>(capacityLog2: 10)
+  @usableFromInline static let table = PermanentTable<Entry>()
 
   // Safe: the pointers are to immutable layouts that are never freed.
   private static let cache = Locked<[PermanentTableKey: UnsafePointer<EnumLayout>?]>([:])

@@ -35,23 +35,23 @@ struct PermanentTable<Entry: PermanentTableEntry>: ~Copyable, Sendable {
   /// The address of the slots (atomics, allocated once and never freed), or 0 before the first
   /// insertion.
   @usableFromInline let slotsAddress = Atomic<UInt>(0)
-  @usableFromInline let capacityLog2: Int
   @inlinable static var probes: Int { 8 }
+  /// Every table has `1 << capacityLog2` slots (8 KiB, allocated by the first insertion): a
+  /// constant, so that a look-up inlined in the caller computes no mask or shift. Tables hold
+  /// answers per type or per key path literal, of which a program has hundreds at most.
+  @inlinable static var capacityLog2: Int { 10 }
 
   /// Creates an empty table, which lives as long as the process.
-  ///
-  /// - Parameter capacityLog2: The table has `1 << capacityLog2` slots.
-  init(capacityLog2: Int) {
-    self.capacityLog2 = capacityLog2
-  }
+  init() {}
 
-  @inlinable var capacity: Int { 1 &<< capacityLog2 }
+  @inlinable var capacity: Int { 1 &<< Self.capacityLog2 }
 
   @inlinable
   func start(_ key: PermanentTableKey) -> Int {
-    // Fibonacci hashing of the two words: no `Hasher`, whose cost this avoids.
-    let bits = key.first &* 31 &+ key.second
-    return Int(truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) &>> (64 &- capacityLog2))
+    // Fibonacci hashing of the two words: no `Hasher`, whose cost this avoids. (The shift keeps
+    // a pair of equal words apart from another.)
+    let bits = key.first ^ (key.second &<< 1)
+    return Int(truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) &>> (64 &- Self.capacityLog2))
   }
 
   /// What `read` returns of the entry with `key`, if one was inserted.
@@ -64,8 +64,9 @@ struct PermanentTable<Entry: PermanentTableEntry>: ~Copyable, Sendable {
         bitPattern: slotsAddress.load(ordering: .acquiring))
     else { return nil }
     let start = start(key)
+    // Wrapping arithmetic: the slot is masked anyway, and an overflow check is a branch per probe.
     for probe in 0..<Self.probes {
-      let bits = slots[(start + probe) & (capacity - 1)].load(ordering: .acquiring)
+      let bits = slots[(start &+ probe) & (capacity &- 1)].load(ordering: .acquiring)
       guard let pointer = UnsafeRawPointer(bitPattern: bits) else { return nil }
       let entry = Unmanaged<Entry>.fromOpaque(pointer)
       if entry._withUnsafeGuaranteedRef({ $0.key == key }) {

@@ -28,12 +28,14 @@
 @usableFromInline
 enum PresentationField {
   /// What was found for one key path: an offset, or `nil` to go through the key path.
-  private final class Entry: PermanentTableEntry {
-    let key: PermanentTableKey
+  @usableFromInline
+  final class Entry: PermanentTableEntry {
+    @usableFromInline let key: PermanentTableKey
     // Held so that the key path's address, the key, is never reused by another key path. Safe
     // to share: key paths are immutable.
     nonisolated(unsafe) let keyPath: AnyKeyPath
-    let offset: Int?
+    /// The presentation's offset in the parent state, or `nil` to go through the key path.
+    @usableFromInline let offset: Int?
 
     init(keyPath: AnyKeyPath, offset: Int?) {
       self.key = PermanentTableKey(first: UInt(bitPattern: ObjectIdentifier(keyPath)), second: 0)
@@ -45,8 +47,11 @@ enum PresentationField {
   /// What was found for each key path seen, up to a limit.
   final class KeyPathCache: Sendable {
     /// Key path objects seen, by identity: a key path literal in non-generic code is one object
-    /// for the life of the process, so most look-ups end here, without a lock.
-    private let table = PermanentTable<Entry>(capacityLog2: 8)
+    /// for the life of the process, so most look-ups end here, without a lock. The shared
+    /// cache's are in ``identities`` instead, which inlined code reads (see `withTable`).
+    private let table = PermanentTable<Entry>()
+    /// Whether this is the ``PresentationField/shared`` cache, whose table is ``identities``.
+    private let isShared: Bool
     /// Key paths seen, by equality: generic code makes a new key path object each time it
     /// evaluates a literal, and those are looked up here rather than added to the table.
     private let resolved = Locked<[AnyKeyPath: Int?]>([:])
@@ -58,8 +63,14 @@ enum PresentationField {
     /// The number of key paths kept.
     var count: Int { resolved.withLock { $0.count } }
 
-    init(limit: Int) {
+    init(limit: Int, isShared: Bool = false) {
       self.limit = limit
+      self.isShared = isShared
+    }
+
+    /// Runs `body` with this cache's table of key path objects.
+    private func withTable<Result>(_ body: (borrowing PermanentTable<Entry>) -> Result) -> Result {
+      isShared ? body(PresentationField.identities) : body(table)
     }
 
     /// The offset of the presentation `keyPath` names inside a `Root`, or `nil` if it must be
@@ -69,7 +80,7 @@ enum PresentationField {
     ) -> Int? {
       let identity = PermanentTableKey(
         first: UInt(bitPattern: ObjectIdentifier(keyPath)), second: 0)
-      if let known = table.find(identity, { $0.offset }) { return known }
+      if let known = withTable({ $0.find(identity, { $0.offset }) }) { return known }
       if let offset = MemoryLayout<Root>.offset(of: keyPath) {
         remember(keyPath, identity: identity, offset: offset)
         return offset
@@ -100,20 +111,38 @@ enum PresentationField {
         // Under the lock, so that writers of the table take turns. Another object for a key
         // path already kept is not added to the table, which would keep every such object
         // alive.
-        if table.find(identity, { _ in true }) == nil {
-          table.insert(Entry(keyPath: keyPath, offset: offset))
+        withTable { table in
+          if table.find(identity, { _ in true }) == nil {
+            table.insert(Entry(keyPath: keyPath, offset: offset))
+          }
         }
       }
     }
   }
 
   /// The key paths of the process's `ifLet`s.
-  static let shared = KeyPathCache(limit: 4_096)
+  static let shared = KeyPathCache(limit: 4_096, isShared: true)
+
+  /// The table of key path objects of the ``shared`` cache. Made of constants (see
+  /// ``PermanentTable``), so that code inlined in a reducer reads it without `swift_once`.
+  @usableFromInline static let identities = PermanentTable<Entry>()
 
   /// The offset of the presentation `keyPath` names inside a `Root`, or `nil` if it must be
   /// reached through the key path (see ``KeyPathCache/offset(of:probing:)``).
-  @usableFromInline
+  @inlinable @inline(__always)
   static func offset<Root, Child>(
+    of keyPath: WritableKeyPath<Root, PresentationState<Child>>, probing root: inout Root
+  ) -> Int? {
+    // Every action of an `ifLet` asks: a key path object seen before is answered here, in code
+    // specialized in the caller; the rest take the shared cache's way.
+    let identity = PermanentTableKey(first: UInt(bitPattern: ObjectIdentifier(keyPath)), second: 0)
+    if let known = identities.find(identity, { $0.offset }) { return known }
+    return slowOffset(of: keyPath, probing: &root)
+  }
+
+  /// ``offset(of:probing:)`` for a key path object not in ``identities``.
+  @usableFromInline
+  static func slowOffset<Root, Child>(
     of keyPath: WritableKeyPath<Root, PresentationState<Child>>, probing root: inout Root
   ) -> Int? {
     shared.offset(of: keyPath, probing: &root)
@@ -129,7 +158,7 @@ enum PresentationField {
       self.offsets = offsets
     }
   }
-  private static let candidateTable = PermanentTable<Candidates>(capacityLog2: 8)
+  private static let candidateTable = PermanentTable<Candidates>()
   private static let candidateCache = Locked<[PermanentTableKey: [Int]]>([:])
 
   /// The offsets of `Root`'s stored properties of type `PresentationState<Child>`, read once per

@@ -79,30 +79,43 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
       idsBefore: idsBefore, identityAfter: stackAfter.identity, idsAfter: stackAfter.ids)
   }
 
+  // The accessors below read a stored stack by address, inlined in `reduce`; the way through the
+  // key path is a function of its own, whose copies of the parent state would otherwise give
+  // every call a large stack frame.
+
   /// The ids of the stack in the parent state at `state`.
-  @inlinable
+  @inlinable @inline(__always)
   func ids(in state: UnsafeMutablePointer<Parent.State>) -> [StackElementID] {
-    guard let stackOffset else { return state.pointee[keyPath: toStack].ids }
+    guard let stackOffset else { return idsThroughKeyPath(in: state) }
     return UnsafeMutableRawPointer(state).advanced(by: stackOffset)
       .assumingMemoryBound(to: StackState<Destination.State>.self).pointee.ids
   }
 
+  /// ``ids(in:)`` for a stack that is not a stored property.
+  @inlinable @inline(never)
+  func idsThroughKeyPath(in state: UnsafeMutablePointer<Parent.State>) -> [StackElementID] {
+    state.pointee[keyPath: toStack].ids
+  }
+
   /// The identity and membership version of the stack in the parent state at `state`: while
   /// both stay the same, so do the stack's ids.
-  @inlinable
+  @inlinable @inline(__always)
   func membership(in state: UnsafeMutablePointer<Parent.State>)
     -> (identity: UInt64, version: UInt64)
   {
-    guard let stackOffset else {
-      return (
-        state.pointee[keyPath: toStack].identity,
-        state.pointee[keyPath: toStack].membershipVersion
-      )
-    }
+    guard let stackOffset else { return membershipThroughKeyPath(in: state) }
     // A stored property at `stackOffset`: its memory is bound to its type.
     let stack = UnsafeMutableRawPointer(state).advanced(by: stackOffset)
       .assumingMemoryBound(to: StackState<Destination.State>.self)
     return (stack.pointee.identity, stack.pointee.membershipVersion)
+  }
+
+  /// ``membership(in:)`` for a stack that is not a stored property.
+  @inlinable @inline(never)
+  func membershipThroughKeyPath(in state: UnsafeMutablePointer<Parent.State>)
+    -> (identity: UInt64, version: UInt64)
+  {
+    (state.pointee[keyPath: toStack].identity, state.pointee[keyPath: toStack].membershipVersion)
   }
 
   /// Runs the destination on the element with `id` in the parent state at `state`, or returns
@@ -115,14 +128,22 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
     id: StackElementID, action: Destination.Action, in state: UnsafeMutablePointer<Parent.State>
   ) -> Effect<Destination.Action>? {
     guard let stackOffset else {
-      guard let position = state.pointee[keyPath: toStack].index(id: id) else { return nil }
-      return destination.reduce(
-        into: &state.pointee[keyPath: toStack].elements[position], action: action)
+      return reduceElementThroughKeyPath(id: id, action: action, in: state)
     }
     let stack = UnsafeMutableRawPointer(state).advanced(by: stackOffset)
       .assumingMemoryBound(to: StackState<Destination.State>.self)
     guard let position = stack.pointee.index(id: id) else { return nil }
     return destination.reduce(into: &stack.pointee.elements[position], action: action)
+  }
+
+  /// ``reduceElement(id:action:in:)`` for a stack that is not a stored property.
+  @inlinable @inline(never)
+  func reduceElementThroughKeyPath(
+    id: StackElementID, action: Destination.Action, in state: UnsafeMutablePointer<Parent.State>
+  ) -> Effect<Destination.Action>? {
+    guard let position = state.pointee[keyPath: toStack].index(id: id) else { return nil }
+    return destination.reduce(
+      into: &state.pointee[keyPath: toStack].elements[position], action: action)
   }
 
   /// An element's effect that is not `.none`, mapped to parent actions, with `dismiss()`
