@@ -79,8 +79,9 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
     // A stored property at `elementsOffset`: its memory is bound to its type.
     let elements = UnsafeMutableRawPointer(state).advanced(by: elementsOffset)
       .assumingMemoryBound(to: IdentifiedArray<Element.State>.self)
-    // The positions, not `index(id:)` on `pointee`, which would copy the whole array value.
-    guard let position = elements.pointee.positions[id] else { return nil }
+    guard let position = IdentifiedArray.positionForUpdate(of: id, in: elements) else {
+      return nil
+    }
     return elements.pointee.updateElement(at: position, id: id) {
       element.reduce(into: &$0, action: action)
     }

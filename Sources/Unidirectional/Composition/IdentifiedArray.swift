@@ -52,6 +52,10 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// The id of the only element the latest write changed, added or removed; `nil` when it may
   /// have changed several (a sort, a move, a bulk removal).
   @usableFromInline var lastWrittenID: Element.ID?
+  /// Where the element `forEach` last ran its reducer on was: successive actions often edit one
+  /// row, and checking that position's id costs less than hashing the id. Only a hint, checked
+  /// before use, so no other mutation keeps it. Not part of the value.
+  @usableFromInline var lastUpdatedPosition = 0
 
   /// Creates an empty array.
   @inlinable
@@ -223,8 +227,22 @@ extension IdentifiedArray {
       newID == id,
       "IdentifiedArray: an element's id changed from \(id) to \(newID) in an element reducer")
     noteWrite(to: id)
+    lastUpdatedPosition = position
     _checkInvariants(at: position)
     return result
+  }
+
+  /// The position of the element with `id` in the array at `array`, for `updateElement`: the
+  /// last updated position if its element has that id, else a look-up by hash.
+  ///
+  /// Static, given a pointer: a method called on `pointee` would copy the whole array value.
+  @inlinable
+  static func positionForUpdate(of id: Element.ID, in array: UnsafePointer<Self>) -> Int? {
+    let hinted = array.pointee.lastUpdatedPosition
+    if hinted < array.pointee.elements.count, array.pointee.elements[hinted].id == id {
+      return hinted
+    }
+    return array.pointee.positions[id]
   }
 }
 
