@@ -226,44 +226,12 @@ where Element.ID: Sendable {
     isUnchanged: @escaping (Value?, Value?) -> Bool,
     refresher: @escaping (UnsafeRawPointer, ValueProbe<Value?>) -> Bool
   ) -> Probe {
-    RowElementProbe(
+    // The refresher's rule counts identical bits as unchanged: it serves after any action too.
+    RefreshedElementProbe(
       kind: .element, isSafe: isSafe, field: field, arrayKeyPath: array, id: id,
       idHash: id.hashValue, reader: reader, generation: graph.generation, value: value,
-      read: read, isUnchanged: isUnchanged, readWrites: readWrites, refresher: refresher)
-  }
-}
-
-/// The element probe of a row store's read: refreshed by a closure made where the types are
-/// known, so specialized (`ValueProbe.refresh` is generic code that is not).
-final class RowElementProbe<ID: Hashable, Value>: ElementProbe<ID, Value>, @unchecked Sendable {
-  // Safe: as `Probe`.
-
-  /// Evaluates the read, remembers the new value, and returns whether it changed (its rule
-  /// counts identical bits as unchanged). Not optional: a closure stored as a `let` is called
-  /// without taking a reference to its context.
-  let refresher: (UnsafeRawPointer, ValueProbe<Value?>) -> Bool
-
-  init(
-    kind: Kind, isSafe: Bool, field: AnyKeyPath, arrayKeyPath: AnyKeyPath, id: ID,
-    idHash: Int, reader: UInt64?, generation: UInt64, value: Value?,
-    read: @escaping (UnsafeRawPointer) -> Value?, isUnchanged: @escaping (Value?, Value?) -> Bool,
-    readWrites: @escaping (UnsafeRawPointer) -> ElementWrites,
-    refresher: @escaping (UnsafeRawPointer, ValueProbe<Value?>) -> Bool
-  ) {
-    self.refresher = refresher
-    super.init(
-      kind: kind, isSafe: isSafe, field: field, arrayKeyPath: arrayKeyPath, id: id,
-      idHash: idHash, reader: reader, generation: generation, value: value, read: read,
-      isUnchanged: isUnchanged, readWrites: readWrites)
-  }
-
-  override func refresh(_ state: UnsafeRawPointer) -> Bool {
-    refresher(state, self)
-  }
-
-  override func refreshAfterAnyAction(_ state: UnsafeRawPointer) -> Bool {
-    // The refresher's rule already counts identical bits as unchanged.
-    refresher(state, self)
+      read: read, isUnchanged: isUnchanged, readWrites: readWrites, refresher: refresher,
+      refreshesAfterAnyAction: true)
   }
 }
 

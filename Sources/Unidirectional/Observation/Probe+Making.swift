@@ -34,6 +34,7 @@ enum ChangeRule<Value> {
   }
 
   /// The comparison, for a rule known to compare.
+  @inlinable
   var comparison: (Value, Value) -> Bool {
     guard case .compare(let isUnchanged) = self else { preconditionFailure("not a comparison") }
     return isUnchanged
@@ -83,23 +84,48 @@ extension KeyPath {
   /// A probe of this key path of the state, holding `value`, the value just read on the state
   /// of `generation`.
   ///
+  /// Inlinable, so that the probe's refresh is made where `Root` and `Value` are known: the
+  /// generic `ValueProbe.refresh` compares through the `Equatable` witness table and copies
+  /// values through value witnesses.
+  ///
   /// - Parameter offset: The stored offset of the key path (`MemoryLayout.offset(of:)`), if any.
+  @inlinable
   func makeProbe(value: Value, offset: Int?, generation: UInt64) -> Probe {
     switch ChangeRule<Value>.forType {
     case .always:
       return AlwaysChangedProbe(keyPath: self, generation: generation)
     case .compare(let isUnchanged):
       if let offset {
-        return ValueProbe(
+        // Refreshed only when its bytes changed: then `==` alone; after any action, identical
+        // bits first (see `Probe.refreshAfterAnyAction`).
+        let read: (UnsafeRawPointer) -> Value = { $0.load(fromByteOffset: offset, as: Value.self) }
+        return RefreshedValueProbe(
           kind: .stored, isSafe: true, keyPath: self,
           byteRange: offset..<(offset + MemoryLayout<Value>.size), generation: generation,
-          value: value, read: { $0.load(fromByteOffset: offset, as: Value.self) },
-          isUnchanged: isUnchanged)
+          value: value, read: read, isUnchanged: isUnchanged
+        ) { state, probe, afterAnyAction in
+          let new = state.load(fromByteOffset: offset, as: Value.self)
+          let unchanged =
+            (afterAnyAction && bitwiseIdentical(probe.value, new)) || isUnchanged(probe.value, new)
+          // Always: equal values may live in different storage (DESIGN invariant 4).
+          probe.value = new
+          return !unchanged
+        }
       }
-      return ValueProbe(
+      let read: (UnsafeRawPointer) -> Value = {
+        $0.assumingMemoryBound(to: Root.self).pointee[keyPath: self]
+      }
+      let isUnchangedOrIdentical = ChangeRule.compare(isUnchanged).orIdentical.comparison
+      return RefreshedValueProbe(
         kind: .computed, isSafe: false, keyPath: self, generation: generation, value: value,
-        read: { $0.assumingMemoryBound(to: Root.self).pointee[keyPath: self] },
-        isUnchanged: ChangeRule.compare(isUnchanged).orIdentical.comparison)
+        read: read, isUnchanged: isUnchangedOrIdentical
+      ) { state, probe, _ in
+        let new = read(state)
+        // The rule counts identical bits as unchanged, after any action as after a write.
+        let unchanged = isUnchangedOrIdentical(probe.value, new)
+        probe.value = new
+        return !unchanged
+      }
     }
   }
 }
@@ -175,12 +201,22 @@ func makeElementProbe<State, Element: Identifiable, Value>(
   } else {
     read = lookUp
   }
-  return ElementProbe(
+  return RefreshedElementProbe(
     kind: kind, isSafe: arrayOffset != nil && fieldOffset != nil, field: field,
     arrayKeyPath: array, id: id, idHash: id.hashValue, reader: reader, generation: generation,
     value: value, read: read,
     isUnchanged: isUnchanged,
-    readWrites: IdentifiedArray<Element>.writesReader(atOffset: arrayOffset ?? 0))
+    readWrites: IdentifiedArray<Element>.writesReader(atOffset: arrayOffset ?? 0),
+    refresher: { state, probe in
+      let new = read(state)
+      let unchanged = isUnchanged(probe.value, new)
+      // Always: equal values may live in different storage (DESIGN invariant 4).
+      probe.value = new
+      return !unchanged
+    },
+    // After any action, identical bits count as unchanged even for a value that cannot be
+    // compared: `ValueProbe.refreshAfterAnyAction` checks them.
+    refreshesAfterAnyAction: false)
 }
 
 extension IdentifiedArray {

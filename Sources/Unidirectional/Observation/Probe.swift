@@ -206,6 +206,7 @@ class ValueProbe<Value>: Probe, @unchecked Sendable {
   final let isUnchanged: (Value, Value) -> Bool
   @usableFromInline @exclusivity(unchecked) final var value: Value
 
+  @usableFromInline
   init(
     kind: Kind, isSafe: Bool, keyPath: AnyKeyPath, arrayKeyPath: AnyKeyPath? = nil,
     reader: UInt64? = nil, byteRange: Range<Int>? = nil, generation: UInt64,

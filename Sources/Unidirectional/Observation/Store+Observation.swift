@@ -218,8 +218,9 @@ extension Store {
   @usableFromInline
   func runObservers(_ observers: [ObserverRecord]) {
     let previous = drainRecorder.install()
-    for observer in observers {
-      run(observer)
+    // Lent without a reference each: `observers` holds them for the whole loop.
+    for index in observers.indices {
+      Unmanaged.passUnretained(observers[index])._withUnsafeGuaranteedRef { run($0) }
     }
     AccessRecorder.restore(previous)
   }

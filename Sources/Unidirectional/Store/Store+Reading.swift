@@ -266,7 +266,7 @@ struct KeyPathRead<State: Sendable, Value>: StateRead {
     store.sharedValue(keyPath)
   }
 
-  @usableFromInline
+  @inlinable
   func makeProbe(value: Value, generation: UInt64) -> Probe {
     keyPath.makeProbe(
       value: value, offset: MemoryLayout<State>.offset(of: keyPath), generation: generation)
