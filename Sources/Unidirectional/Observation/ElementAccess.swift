@@ -87,11 +87,15 @@ class ElementAccess<Element>: @unchecked Sendable {
   @inlinable
   final func keeperRead(by recorder: AccessRecorder) -> Element? {
     let lastKnown = lastKnown
-    return record(whole, reader: reader &+ 1, lastKnown: nil, by: recorder) { read, _ in
+    let locate = locate
+    return record(whole, reader: reader &+ 1, lastKnown: nil, by: recorder) { _, _ in
       { state, probe in
-        let new = read(state)
-        probe.value = new
-        if let new { Self.remember(new, in: lastKnown) }
+        // The probe keeps no copy of the element: it never reports a change, so its value is
+        // never read again, and a copy would keep the element's first state alive.
+        if case .some = probe.value { probe.value = nil }
+        if let element = locate(state) {
+          Self.remember(element.assumingMemoryBound(to: Element.self).pointee, in: lastKnown)
+        }
         return false
       }
     }
