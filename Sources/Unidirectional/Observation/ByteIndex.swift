@@ -31,15 +31,26 @@ struct ByteIndex {
   /// For each block of the state, the probes whose bytes overlap it.
   private var probesByBlock: [[Probe]]
 
-  /// Runs of consecutive observed blocks, rebuilt when the set of observed blocks changes.
-  private var observedRuns: [Range<Int>] = []
+  /// Runs of consecutive observed blocks, `observedRuns[0..<observedRunCount]`, rebuilt when
+  /// the set of observed blocks changes. In `snapshot`'s memory.
+  private var observedRuns: UnsafeMutablePointer<Range<Int>>?
+  private var observedRunCount = 0
   private var observedRunsAreStale = false
 
-  /// The state's observed bytes as of the last pass; `nil` while no probe is indexed.
+  /// The state's observed bytes as of the last pass, and the pass's scratch lists; `nil` while
+  /// no probe is indexed.
   private var snapshot: ByteSnapshot? {
-    didSet { snapshotBytes = snapshot?.bytes }
+    didSet {
+      snapshotBytes = snapshot?.bytes
+      observedRuns = snapshot?.observedRuns
+      changedBlocks = snapshot?.changedBlocks
+      observedRunCount = 0
+      observedRunsAreStale = true
+    }
   }
-  /// `snapshot`'s bytes, read on the per-action path without retaining the snapshot.
+  /// `snapshot`'s bytes, read on the per-action path without retaining the snapshot (as are
+  /// `observedRuns` and `changedBlocks`: an array's storage would be retained and released on
+  /// every pass).
   private var snapshotBytes: UnsafeMutableRawPointer?
 
   /// The number of probes indexed.
@@ -48,9 +59,9 @@ struct ByteIndex {
   /// Counts passes, so that a probe in several changed blocks is looked at once per pass.
   private var pass: UInt64 = 0
 
-  /// Scratch list of changed blocks, `changedBlocks[0..<changedCount]`: kept, and overwritten
-  /// rather than emptied, to avoid an allocation (and `removeAll`'s generic path) per action.
-  private var changedBlocks: [Int] = []
+  /// Scratch list of changed blocks, `changedBlocks[0..<changedCount]`, in `snapshot`'s memory
+  /// (room for every block): overwritten on every pass.
+  private var changedBlocks: UnsafeMutablePointer<Int>?
   private var changedCount = 0
 
   init(stateSize: Int) {
@@ -70,12 +81,14 @@ struct ByteIndex {
     pass &+= 1
     if observedRunsAreStale { rebuildObservedRuns() }
     changedCount = 0
-    for index in observedRuns.indices {
+    guard let observedRuns, let changedBlocks else { return }
+    for index in 0..<observedRunCount {
       findChangedBlocks(
-        in: byteRange(ofBlocks: observedRuns[index]), state: state, snapshot: snapshot)
+        in: byteRange(ofBlocks: observedRuns[index]), state: state, snapshot: snapshot,
+        changedBlocks: changedBlocks)
     }
     let pass = self.pass
-    for block in changedBlocks[..<changedCount] {
+    for block in UnsafeBufferPointer(start: changedBlocks, count: changedCount) {
       probesByBlock[block].withUnsafeBufferPointer { probes in
         for index in probes.indices {
           // Lent without a reference: the index does not change during a pass (the graph is
@@ -93,7 +106,7 @@ struct ByteIndex {
         }
       }
     }
-    for block in changedBlocks[..<changedCount] {
+    for block in UnsafeBufferPointer(start: changedBlocks, count: changedCount) {
       let range = byteRange(ofBlock: block)
       memcpy(snapshot + range.lowerBound, state + range.lowerBound, range.count)
     }
@@ -101,7 +114,8 @@ struct ByteIndex {
 
   /// Indexes a stored probe whose value was just read from `state`.
   mutating func insert(_ probe: Probe, state: UnsafeRawPointer) {
-    let snapshot = self.snapshot ?? ByteSnapshot(byteCount: stateSize)
+    let snapshot =
+      self.snapshot ?? ByteSnapshot(byteCount: stateSize, blockCount: probesByBlock.count)
     self.snapshot = snapshot
     count += 1
     for block in blocks(of: probe) {
@@ -134,7 +148,8 @@ struct ByteIndex {
   /// Each byte is compared once, a chunk at a time; only a chunk that differs is compared again,
   /// block by block.
   private mutating func findChangedBlocks(
-    in bytes: Range<Int>, state: UnsafeRawPointer, snapshot: UnsafeMutableRawPointer
+    in bytes: Range<Int>, state: UnsafeRawPointer, snapshot: UnsafeMutableRawPointer,
+    changedBlocks: UnsafeMutablePointer<Int>
   ) {
     let chunkSize = Self.chunkSize
     var chunkStart = bytes.lowerBound
@@ -142,7 +157,9 @@ struct ByteIndex {
     while chunkStart < end {
       let count = Swift.min(chunkSize, end &- chunkStart)
       if memcmp(state + chunkStart, snapshot + chunkStart, count) != 0 {
-        findChangedBlocks(inChunkAt: chunkStart, count: count, state: state, snapshot: snapshot)
+        findChangedBlocks(
+          inChunkAt: chunkStart, count: count, state: state, snapshot: snapshot,
+          changedBlocks: changedBlocks)
       }
       chunkStart &+= chunkSize
     }
@@ -150,30 +167,29 @@ struct ByteIndex {
 
   /// Appends the blocks of one chunk that differ from the snapshot.
   private mutating func findChangedBlocks(
-    inChunkAt start: Int, count: Int, state: UnsafeRawPointer, snapshot: UnsafeMutableRawPointer
+    inChunkAt start: Int, count: Int, state: UnsafeRawPointer, snapshot: UnsafeMutableRawPointer,
+    changedBlocks: UnsafeMutablePointer<Int>
   ) {
     let blockSize = Self.blockSize
     var offset = start
     let wholeBlocksEnd = start &+ (count / blockSize) &* blockSize
     while offset < wholeBlocksEnd {
       if !Self.blockEqual(state + offset, snapshot + offset) {
-        noteChanged(block: offset / blockSize)
+        noteChanged(block: offset / blockSize, in: changedBlocks)
       }
       offset &+= blockSize
     }
     let tail = start &+ count &- offset
     if tail > 0, memcmp(state + offset, snapshot + offset, tail) != 0 {
-      noteChanged(block: offset / blockSize)
+      noteChanged(block: offset / blockSize, in: changedBlocks)
     }
   }
 
+  /// Appends `block` to `changedBlocks`, which has room for every block (each is noted once
+  /// per pass).
   @inline(__always)
-  private mutating func noteChanged(block: Int) {
-    if changedCount < changedBlocks.count {
-      changedBlocks[changedCount] = block
-    } else {
-      changedBlocks.append(block)
-    }
+  private mutating func noteChanged(block: Int, in changedBlocks: UnsafeMutablePointer<Int>) {
+    changedBlocks[changedCount] = block
     changedCount &+= 1
   }
 
@@ -210,34 +226,50 @@ struct ByteIndex {
     (blocks.lowerBound * Self.blockSize)..<min(blocks.upperBound * Self.blockSize, stateSize)
   }
 
+  /// Rebuilds `observedRuns`, which has room for one run per block.
   private mutating func rebuildObservedRuns() {
-    observedRuns.removeAll(keepingCapacity: true)
+    observedRunCount = 0
+    observedRunsAreStale = false
+    guard let observedRuns else { return }
     var start: Int?
     for block in probesByBlock.indices {
       if probesByBlock[block].isEmpty {
-        if let first = start { observedRuns.append(first..<block) }
+        if let first = start {
+          observedRuns[observedRunCount] = first..<block
+          observedRunCount += 1
+        }
         start = nil
       } else if start == nil {
         start = block
       }
     }
-    if let first = start { observedRuns.append(first..<probesByBlock.count) }
-    observedRunsAreStale = false
+    if let first = start {
+      observedRuns[observedRunCount] = first..<probesByBlock.count
+      observedRunCount += 1
+    }
   }
 }
 
 /// Raw memory holding the bits of a state, never interpreted as values (so copying references
-/// into it takes no retain).
+/// into it takes no retain), and a `ByteIndex`'s scratch lists, with room for every block.
 final class ByteSnapshot: @unchecked Sendable {
   // Safe: owned by one `ByteIndex`, used only by the thread that owns the store.
   let bytes: UnsafeMutableRawPointer
+  let observedRuns: UnsafeMutablePointer<Range<Int>>
+  let changedBlocks: UnsafeMutablePointer<Int>
 
-  init(byteCount: Int) {
+  init(byteCount: Int, blockCount: Int) {
     bytes = .allocate(byteCount: max(byteCount, 1), alignment: 16)
     bytes.initializeMemory(as: UInt8.self, repeating: 0, count: max(byteCount, 1))
+    observedRuns = .allocate(capacity: max(blockCount, 1))
+    observedRuns.initialize(repeating: 0..<0, count: max(blockCount, 1))
+    changedBlocks = .allocate(capacity: max(blockCount, 1))
+    changedBlocks.initialize(repeating: 0, count: max(blockCount, 1))
   }
 
   deinit {
     bytes.deallocate()
+    observedRuns.deallocate()
+    changedBlocks.deallocate()
   }
 }
