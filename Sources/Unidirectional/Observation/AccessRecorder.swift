@@ -148,23 +148,38 @@ final class AccessRecorder: @unchecked Sendable {
   /// for as long as it is installed.
   @inlinable
   static var current: Unmanaged<AccessRecorder>? {
-    guard let pointer = slot.value else { return nil }
-    return Unmanaged<AccessRecorder>.fromOpaque(pointer)
+    guard let slot = slot.value else { return nil }
+    return Unmanaged<ThreadRecorder>.fromOpaque(slot)._withUnsafeGuaranteedRef { $0.current }
   }
 
-  /// Installs `self` as the current thread's recorder and returns the one it replaces (runs
-  /// nest, for example when an observer registers another observer).
+  /// Installs `self` as the current thread's recorder and returns what `restore` needs to put
+  /// back the one it replaces (runs nest, for example when an observer registers another
+  /// observer).
   @usableFromInline
-  func install() -> UnsafeMutableRawPointer? {
-    let previous = Self.slot.value
-    Self.slot.set(Unmanaged.passUnretained(self).toOpaque())
-    return previous
+  func install() -> (slot: Unmanaged<ThreadRecorder>, previous: Unmanaged<AccessRecorder>?) {
+    let slot = Self.threadRecorder
+    return slot._withUnsafeGuaranteedRef { slot in
+      defer { slot.current = Unmanaged.passUnretained(self) }
+      return (Unmanaged.passUnretained(slot), slot.current)
+    }
   }
 
   /// Restores the recorder `install()` replaced.
   @usableFromInline
-  static func restore(_ previous: UnsafeMutableRawPointer?) {
-    slot.set(previous)
+  static func restore(
+    _ installed: (slot: Unmanaged<ThreadRecorder>, previous: Unmanaged<AccessRecorder>?)
+  ) {
+    installed.slot._withUnsafeGuaranteedRef { $0.current = installed.previous }
+  }
+
+  /// The current thread's `ThreadRecorder`, made by its first install.
+  @usableFromInline
+  static var threadRecorder: Unmanaged<ThreadRecorder> {
+    if let slot = slot.value { return Unmanaged.fromOpaque(slot) }
+    // Released when the thread exits (the slot's destructor).
+    let made = Unmanaged.passRetained(ThreadRecorder())
+    slot.set(made.toOpaque())
+    return made
   }
 
   /// Runs `body`, recording its reads. The recorder must be installed.
@@ -196,7 +211,24 @@ final class AccessRecorder: @unchecked Sendable {
     return probes[0..<count]
   }
 
-  /// The thread-local slot that holds the current thread's recorder.
+  /// The thread-local slot that holds the current thread's `ThreadRecorder`.
   @usableFromInline
-  static let slot = ThreadLocalKey()
+  static let slot = ThreadLocalKey { value in
+    if let value { Unmanaged<ThreadRecorder>.fromOpaque(value).release() }
+  }
+}
+
+/// Which recorder the reads of one thread go to: one per thread, made by its first install and
+/// kept until the thread exits, so that installing a recorder for a run is a store into it, not
+/// a `pthread_setspecific` (about 35 instructions, twice per batch of observer runs).
+@usableFromInline
+final class ThreadRecorder: @unchecked Sendable {
+  // Safe: used only by its thread (it is reached only through a thread-local slot).
+
+  /// The recorder installed on the thread, unretained: it is alive for as long as it is
+  /// installed (see `AccessRecorder.install`).
+  @usableFromInline @exclusivity(unchecked) var current: Unmanaged<AccessRecorder>?
+
+  @usableFromInline
+  init() {}
 }
