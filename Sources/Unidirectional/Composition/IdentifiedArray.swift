@@ -188,26 +188,64 @@ public struct IdentifiedArray<Element: Identifiable> {
         yield &element
         return
       }
-      var element: Element? = elements[position]
-      defer {
-        if let element {
-          precondition(
-            element.id == id,
-            "IdentifiedArray: an element's id changed from \(id) to \(element.id) through subscript(id:)"
-          )
-          elements[position] = element
-          noteWrite(to: id)
-          _checkInvariants(at: position)
-        } else {
-          remove(at: position)
-        }
+      // A trivial element (no references) is copied: that costs less than moving it out.
+      // Otherwise it is moved out rather than copied (swapped to the end and popped), so that the
+      // storage inside the element stays uniquely referenced: `rows[id: id]?.items.append(x)`
+      // appends in place instead of copying `items`.
+      let movedFrom: Int?
+      var element: Element?
+      if _isPOD(Element.self) {
+        movedFrom = nil
+        element = elements[position]
+      } else {
+        let last = elements.count - 1
+        elements.swapAt(position, last)
+        movedFrom = last
+        element = elements.removeLast()
       }
+      defer { storeEdited(element, at: position, id: id, movedFrom: movedFrom) }
       yield &element
     }
   }
 }
 
 extension IdentifiedArray {
+  /// Stores an element edited through `subscript(id:)` back at `position`, or removes the
+  /// element there if the edit made it `nil`.
+  ///
+  /// - Parameter movedFrom: If the element was moved out (swapped with the last element, at
+  ///   this position, and popped), that position: the element is pushed and swapped back.
+  @inlinable
+  mutating func storeEdited(
+    _ element: consuming Element?, at position: Int, id: Element.ID, movedFrom last: Int?
+  ) {
+    guard let element else {
+      guard let last else {
+        remove(at: position)
+        return
+      }
+      // The element that was last sits at `position`: put it back at the end, which leaves the
+      // others in order, then forget the removed id.
+      if position < last { elements.append(elements.remove(at: position)) }
+      positions[id] = nil
+      reindex(from: position)
+      noteWrite(to: id, changing: .removal)
+      _checkInvariants()
+      return
+    }
+    precondition(
+      element.id == id,
+      "IdentifiedArray: an element's id changed from \(id) to \(element.id) through subscript(id:)")
+    if let last {
+      elements.append(element)
+      elements.swapAt(position, last)
+    } else {
+      elements[position] = element
+    }
+    noteWrite(to: id)
+    _checkInvariants(at: position)
+  }
+
   /// Runs `body` on the element at `position`, whose id is `id`, in place, and records the write
   /// as one to that element.
   ///

@@ -38,6 +38,60 @@ struct Row: Identifiable, Equatable, Hashable, Codable, Sendable {
     #expect(rows.index(id: 2) == 0)
   }
 
+  /// An edit through `subscript(id:)` edits the element in place: the storage inside it (an
+  /// array of the row) is not copied, so appending to it is O(1) as for a local variable, not
+  /// O(n) per append.
+  @Test func anEditThroughTheSubscriptDoesNotCopyTheElementsStorage() {
+    struct Project: Identifiable, Equatable {
+      var id: Int
+      var tasks: [Int]
+    }
+    var tasks: [Int] = [1, 2, 3]
+    tasks.reserveCapacity(64)
+    var projects: IdentifiedArray<Project> = [
+      Project(id: 1, tasks: []), Project(id: 2, tasks: tasks), Project(id: 3, tasks: []),
+    ]
+    tasks = []
+    func storage() -> UnsafeRawPointer? {
+      projects.elementsArray[1].tasks.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+    }
+    let before = storage()
+    projects[id: 2]?.tasks.append(4)
+    #expect(storage() == before)
+    #expect(projects[id: 2]?.tasks == [1, 2, 3, 4])
+    #expect(projects.ids == [1, 2, 3])
+    projects[id: 1]?.tasks.append(7)
+    projects[id: 1]?.tasks.append(8)
+    #expect(projects.elementsArray.map(\.tasks) == [[7, 8], [1, 2, 3, 4], []])
+    // An in-place edit that removes the element keeps the others in order, and their ids found.
+    func clear(_ project: inout Project?) { project = nil }
+    clear(&projects[id: 2])
+    #expect(projects.elementsArray == [Project(id: 1, tasks: [7, 8]), Project(id: 3, tasks: [])])
+    #expect(projects[id: 3]?.id == 3)
+    clear(&projects[id: 3])
+    #expect(projects.ids == [1])
+    projects.append(contentsOf: (4...6).map { Project(id: $0, tasks: [$0]) })
+    clear(&projects[id: 1])
+    #expect(projects.ids == [4, 5, 6])
+    #expect(projects.ids.map { projects[id: $0]?.tasks } == [[4], [5], [6]])
+  }
+
+  /// The same edits of an element with no references (copied out, not moved).
+  @Test func editsThroughTheSubscriptOfTrivialElements() {
+    struct Cell: Identifiable, Equatable {
+      var id: Int
+      var value: Int
+    }
+    var cells: IdentifiedArray<Cell> = [Cell(id: 1, value: 0), Cell(id: 2, value: 0)]
+    cells[id: 1]?.value += 5
+    cells[id: 3]?.value += 5
+    #expect(cells.elementsArray == [Cell(id: 1, value: 5), Cell(id: 2, value: 0)])
+    func clear(_ cell: inout Cell?) { cell = nil }
+    clear(&cells[id: 1])
+    #expect(cells.elementsArray == [Cell(id: 2, value: 0)])
+    #expect(cells[id: 2]?.value == 0)
+  }
+
   @Test func settingAMissingIDThroughOptionalChainingDoesNothing() {
     var rows = abc
     rows[id: 9]?.title = "x"
