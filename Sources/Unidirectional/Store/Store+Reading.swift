@@ -43,14 +43,9 @@ extension Store {
 
   @inlinable
   func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
-    // Lent without a reference: the store holds it for as long as it lives.
-    if let access = elementAccess.map(Unmanaged.passUnretained),
-      let recorder = access._withUnsafeGuaranteedRef({ $0.ownerRecorder })
-    {
+    if let elementAccess, let recorder = elementAccess.ownerRecorder {
       // A row store's observer re-running: specialized, and no existential in between.
-      return access._withUnsafeGuaranteedRef { access in
-        recorder._withUnsafeGuaranteedRef { access.recordedRead(keyPath, by: $0) }
-      }
+      return recorder._withUnsafeGuaranteedRef { elementAccess.recordedRead(keyPath, by: $0) }
     }
     if let scope { return scope.read(keyPath) }
     if let recorder = AccessRecorder.current,
