@@ -79,7 +79,7 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
     // A stored property at `elementsOffset`: its memory is bound to its type.
     let elements = UnsafeMutableRawPointer(state).advanced(by: elementsOffset)
       .assumingMemoryBound(to: IdentifiedArray<Element.State>.self)
-    guard let position = IdentifiedArray.positionForUpdate(of: id, in: elements) else {
+    guard let position = IdentifiedArray.position(of: id, in: elements) else {
       return nil
     }
     return elements.pointee.updateElement(at: position, id: id) {

@@ -52,9 +52,10 @@ public struct IdentifiedArray<Element: Identifiable> {
   /// The id of the only element the latest write changed, added or removed; `nil` when it may
   /// have changed several (a sort, a move, a bulk removal).
   @usableFromInline var lastWrittenID: Element.ID?
-  /// Where the element `forEach` last ran its reducer on was: successive actions often edit one
-  /// row, and checking that position's id costs less than hashing the id. Only a hint, checked
-  /// before use, so no other mutation keeps it. Not part of the value.
+  /// Where the element last edited by id was (by `subscript(id:)` or `forEach`): successive
+  /// actions often edit one row, and the observers of that row read it right after the edit;
+  /// checking that position's id costs less than hashing the id. Only a hint, checked before
+  /// use, so no other mutation keeps it. Not part of the value.
   @usableFromInline var lastUpdatedPosition = 0
 
   /// Creates an empty array.
@@ -242,6 +243,7 @@ extension IdentifiedArray {
     } else {
       elements[position] = element
     }
+    lastUpdatedPosition = position
     noteWrite(to: id)
     _checkInvariants(at: position)
   }
@@ -270,12 +272,12 @@ extension IdentifiedArray {
     return result
   }
 
-  /// The position of the element with `id` in the array at `array`, for `updateElement`: the
-  /// last updated position if its element has that id, else a look-up by hash.
+  /// The position of the element with `id` in the array at `array`: the last updated position
+  /// if its element has that id, else a look-up by hash.
   ///
   /// Static, given a pointer: a method called on `pointee` would copy the whole array value.
   @inlinable
-  static func positionForUpdate(of id: Element.ID, in array: UnsafePointer<Self>) -> Int? {
+  static func position(of id: Element.ID, in array: UnsafePointer<Self>) -> Int? {
     let hinted = array.pointee.lastUpdatedPosition
     if hinted < array.pointee.elements.count, array.pointee.elements[hinted].id == id {
       return hinted

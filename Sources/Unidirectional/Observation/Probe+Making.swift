@@ -224,7 +224,15 @@ extension IdentifiedArray {
   /// field is stored (`fieldOffset`).
   @inlinable
   func value<Value>(id: Element.ID, field: KeyPath<Element, Value>, fieldOffset: Int?) -> Value? {
-    guard let position = positions[id] else { return nil }
+    // The last updated position first: observers read the row an action just edited.
+    let hinted = lastUpdatedPosition
+    let position: Int
+    if hinted < elements.count, elements[hinted].id == id {
+      position = hinted
+    } else {
+      guard let found = positions[id] else { return nil }
+      position = found
+    }
     if let fieldOffset {
       return elements.withUnsafeBufferPointer { buffer in
         UnsafeRawPointer(buffer.baseAddress! + position).load(
@@ -241,7 +249,7 @@ extension IdentifiedArray {
     in array: UnsafePointer<IdentifiedArray>, id: Element.ID, field: KeyPath<Element, Value>,
     fieldOffset: Int?
   ) -> Value? {
-    guard let position = array.pointee.positions[id] else { return nil }
+    guard let position = IdentifiedArray.position(of: id, in: array) else { return nil }
     if let fieldOffset {
       return array.pointee.elements.withUnsafeBufferPointer { buffer in
         UnsafeRawPointer(buffer.baseAddress! + position).load(
