@@ -165,24 +165,41 @@ struct ByteIndex {
     }
   }
 
-  /// Appends the blocks of one chunk that differ from the snapshot.
+  /// Appends the blocks of a range that differs from the snapshot (starting at a block, whole
+  /// blocks except perhaps the state's last) that differ: by halves, so that one changed block
+  /// in a chunk costs a few comparisons rather than one per block.
   private mutating func findChangedBlocks(
     inChunkAt start: Int, count: Int, state: UnsafeRawPointer, snapshot: UnsafeMutableRawPointer,
     changedBlocks: UnsafeMutablePointer<Int>
   ) {
     let blockSize = Self.blockSize
-    var offset = start
-    let wholeBlocksEnd = start &+ (count / blockSize) &* blockSize
-    while offset < wholeBlocksEnd {
-      if !Self.blockEqual(state + offset, snapshot + offset) {
-        noteChanged(block: offset / blockSize, in: changedBlocks)
-      }
-      offset &+= blockSize
+    guard count > blockSize else {
+      noteChanged(block: start / blockSize, in: changedBlocks)
+      return
     }
-    let tail = start &+ count &- offset
-    if tail > 0, memcmp(state + offset, snapshot + offset, tail) != 0 {
-      noteChanged(block: offset / blockSize, in: changedBlocks)
+    // The first half, rounded up to whole blocks (less than `count`, which exceeds one block).
+    let firstCount = (count / 2 &+ blockSize &- 1) / blockSize &* blockSize
+    let rest = start &+ firstCount
+    if Self.bytesDiffer(state, snapshot, at: start, count: firstCount) {
+      findChangedBlocks(
+        inChunkAt: start, count: firstCount, state: state, snapshot: snapshot,
+        changedBlocks: changedBlocks)
+      guard Self.bytesDiffer(state, snapshot, at: rest, count: count &- firstCount) else { return }
     }
+    // The whole range differs: if the first half does not, the rest does.
+    findChangedBlocks(
+      inChunkAt: rest, count: count &- firstCount, state: state, snapshot: snapshot,
+      changedBlocks: changedBlocks)
+  }
+
+  /// Whether `count` bytes at `offset` differ between the two buffers: one whole block is
+  /// compared without a call.
+  @inline(__always)
+  private static func bytesDiffer(
+    _ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer, at offset: Int, count: Int
+  ) -> Bool {
+    if count == blockSize { return !blockEqual(lhs + offset, rhs + offset) }
+    return memcmp(lhs + offset, rhs + offset, count) != 0
   }
 
   /// Appends `block` to `changedBlocks`, which has room for every block (each is noted once

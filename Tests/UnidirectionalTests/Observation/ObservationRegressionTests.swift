@@ -81,6 +81,55 @@ import UnidirectionalTestSupport
 
   // MARK: 1. Missed change
 
+  /// One action changes several stored values spread over a state of several KiB (the bytes the
+  /// store compares after an action): every observer of a changed value runs, wherever its
+  /// bytes are in the comparison's chunks and halves, and no other.
+  @Test func everyChangedValueOfALargeStateIsSeen() {
+    struct Wide: Sendable {
+      // Inline storage, 64 bytes a `Slab`: values live at many offsets of the state.
+      struct Slab: Sendable {
+        var a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h = 0
+      }
+      var slabs: (Slab, Slab, Slab, Slab, Slab, Slab, Slab, Slab) = (
+        Slab(), Slab(), Slab(), Slab(), Slab(), Slab(), Slab(), Slab()
+      )
+    }
+    struct State: Sendable {
+      var head = 0
+      var wide = (Wide(), Wide(), Wide(), Wide())
+      var tail = 0
+    }
+    let paths: [(String, WritableKeyPath<State, Int> & Sendable)] = [
+      ("head", \.head), ("w0.s0.a", \.wide.0.slabs.0.a), ("w0.s7.h", \.wide.0.slabs.7.h),
+      ("w1.s3.d", \.wide.1.slabs.3.d), ("w1.s4.e", \.wide.1.slabs.4.e),
+      ("w2.s0.a", \.wide.2.slabs.0.a), ("w3.s5.b", \.wide.3.slabs.5.b), ("tail", \.tail),
+    ]
+    let store = Store(
+      initialState: State(),
+      reducer: Reduce<State, [Int]> { state, changed in
+        for index in changed { state[keyPath: paths[index].1] += 1 }
+        return .none
+      })
+    #expect(MemoryLayout<State>.size > 2_048)
+    let fired = Log<String>()
+    let tokens = paths.map { name, path in
+      store.observe {
+        _ = store[path]
+        fired.append(name)
+      }
+    }
+    fired.removeAll()
+    // Every pair of the values, changed together, in one action.
+    for first in paths.indices {
+      for second in paths.indices where second > first {
+        store.send([first, second])
+        #expect(Set(fired.values) == [paths[first].0, paths[second].0], "\(first), \(second)")
+        fired.removeAll()
+      }
+    }
+    withExtendedLifetime(tokens) {}
+  }
+
   @Test func anEqualReassignmentOnAFreshBufferDoesNotHideALaterChange() {
     let store = Self.makeStore()
     let todos = Log<[Int]>()
