@@ -58,6 +58,11 @@ final class AccessRecorder: @unchecked Sendable {
   /// `probes` (`diverge`).
   @usableFromInline @exclusivity(unchecked) var readsAsPredicted = false
 
+  /// Whether a body is running: reads record only then. The drain recorder stays installed for
+  /// a whole batch of runs, and a read made by other user code the store runs between two runs
+  /// (the deinit of a value a dropped probe held) belongs to no observer.
+  @usableFromInline @exclusivity(unchecked) var isRecording = false
+
   @usableFromInline
   init(store: ObjectIdentifier, isOwning: Bool, state: UnsafeMutableRawPointer? = nil) {
     self.store = store
@@ -144,12 +149,17 @@ final class AccessRecorder: @unchecked Sendable {
     return true
   }
 
-  /// The recorder of the current thread, if observers are running on it, unretained: it is alive
-  /// for as long as it is installed.
+  /// The recorder of the current thread, if an observer's body is running on it, unretained: it
+  /// is alive for as long as it is installed.
   @inlinable
   static var current: Unmanaged<AccessRecorder>? {
-    guard let slot = slot.value else { return nil }
-    return Unmanaged<ThreadRecorder>.fromOpaque(slot)._withUnsafeGuaranteedRef { $0.current }
+    guard let slot = slot.value,
+      let recorder = Unmanaged<ThreadRecorder>.fromOpaque(slot)._withUnsafeGuaranteedRef({
+        $0.current
+      }),
+      recorder._withUnsafeGuaranteedRef({ $0.isRecording })
+    else { return nil }
+    return recorder
   }
 
   /// Installs `self` as the current thread's recorder and returns what `restore` needs to put
@@ -190,7 +200,9 @@ final class AccessRecorder: @unchecked Sendable {
     count = 0
     readsAsPredicted = observer != nil
     running = observer.map { Unmanaged.passUnretained($0) }
+    isRecording = true
     body()
+    isRecording = false
     // Fewer reads than predicted: not the same reads, so they must be in `probes`.
     if let observer, readsAsPredicted, count != observer.reads.count { diverge() }
     running = nil

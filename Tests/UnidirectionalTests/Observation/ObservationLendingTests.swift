@@ -31,9 +31,21 @@ struct LendingRow: Identifiable, Sendable, Equatable {
   var hook: LendingHook?
 }
 
+/// A value whose `==` counts its calls: a probe that compares it after an action calls it.
+struct CountedEquality: Equatable, Sendable {
+  var value = 0
+  static func == (lhs: Self, rhs: Self) -> Bool {
+    countedEqualities.add(1, ordering: .relaxed)
+    return lhs.value == rhs.value
+  }
+}
+
+let countedEqualities = Atomic<Int>(0)
+
 struct LendingState: Sendable {
   var count = 0
   var other = 0
+  var counted = CountedEquality()
   var hook: LendingHook?
   var rows: IdentifiedArray<LendingRow> = IdentifiedArray(
     uniqueElements: (0..<4).map { LendingRow(id: $0, hook: LendingHook("row \($0)")) })
@@ -64,6 +76,34 @@ func makeLendingStore(_ state: LendingState = LendingState()) -> Store<LendingSt
 }
 
 @Suite(.serialized) struct ObservationLendingTests {
+  /// A read made by user code that the store runs between two observer runs (here the deinit
+  /// of a value a dropped probe held, when a re-run stops reading it) belongs to no observer: it
+  /// must leave nothing behind, as any read outside observers (DESIGN invariant 3). Before, the
+  /// batch's recorder was installed between runs, so the read filed a probe that no observer
+  /// subscribed to and nothing removed, compared after every action that changed it.
+  @Test func aReadFromADeinitBetweenObserverRunsLeavesNothingBehind() {
+    let store = makeLendingStore()
+    let before = store.observationFootprint
+    store.send(
+      LendingAction {
+        $0.hook = LendingHook("read in deinit") { [weak store] in _ = store?.counted }
+      })
+    let token = store.observe {
+      // A lazy (computed) read: its probe keeps the hook until the probe is dropped.
+      if store.count == 0 { _ = store[\.computedHook] }
+    }
+    store.send(
+      LendingAction {
+        $0.hook = nil
+        $0.count = 1
+      })
+    let equalitiesBefore = countedEqualities.load(ordering: .relaxed)
+    for value in 1...3 { store.send(LendingAction { $0.counted.value = value }) }
+    #expect(countedEqualities.load(ordering: .relaxed) == equalitiesBefore)
+    token.cancel()
+    #expect(store.observationFootprint == before)
+  }
+
   /// A re-run that fires on `count` and then reads `computedHook` as predicted: `freshen` gives
   /// the lazy probe the new value, and the old value's deinit cancels the running observer and
   /// the other observer of that probe (dropping it from the graph). The run goes on with the
