@@ -393,8 +393,8 @@ final class ObservationGraph: @unchecked Sendable {
 
   /// Removes every observer and tracked read (when the store is going away); returns the
   /// observers' closures, for the caller to release.
-  func removeAll() -> [@Sendable () -> Void] {
-    var bodies: [@Sendable () -> Void] = []
+  func removeAll() -> [ObserverBody] {
+    var bodies: [ObserverBody] = []
     for observer in observers.values {
       observer.isInGraph = false
       if let body = observer.cancel() { bodies.append(body) }

@@ -33,7 +33,9 @@ final class ObserverRecord: @unchecked Sendable {
 
   private let life = Atomic<Int>(Life.live)
 
-  @exclusivity(unchecked) private var body: (@Sendable () -> Void)?
+  /// The closure, boxed: a run lends the box and calls the closure without taking a reference
+  /// to its captures (see `beginRun`).
+  @exclusivity(unchecked) private var body: ObserverBody?
 
   /// The probes of the latest run's reads, in the order they were made.
   @usableFromInline @exclusivity(unchecked) var reads = SmallArray<Probe>()
@@ -54,7 +56,7 @@ final class ObserverRecord: @unchecked Sendable {
   @usableFromInline
   init(id: UInt64, body: @escaping @Sendable () -> Void, isInternal: Bool = false) {
     self.id = id
-    self.body = body
+    self.body = ObserverBody(body)
     self.isInternal = isInternal
   }
 
@@ -70,19 +72,23 @@ final class ObserverRecord: @unchecked Sendable {
   }
 
   /// Owner: starts a run; returns the closure, or `nil` if the observer was cancelled.
+  ///
+  /// The box is lent, not retained: the record keeps it until `endRun`, since a ``cancel()``
+  /// during the run leaves it in place.
   @usableFromInline
-  func beginRun() -> (@Sendable () -> Void)? {
+  func beginRun() -> Unmanaged<ObserverBody>? {
     guard
       life.compareExchange(expected: Life.live, desired: Life.running, ordering: .acquiring)
         .exchanged
     else { return nil }
-    return body
+    // Live: only a cancellation takes the closure.
+    return Unmanaged.passUnretained(body!)
   }
 
   /// Owner: ends a run. Returns the closure if it was cancelled meanwhile, for the caller to
   /// release outside any lock.
   @usableFromInline
-  func endRun() -> (@Sendable () -> Void)? {
+  func endRun() -> ObserverBody? {
     if life.compareExchange(expected: Life.running, desired: Life.live, ordering: .releasing)
       .exchanged
     {
@@ -94,7 +100,7 @@ final class ObserverRecord: @unchecked Sendable {
 
   /// Stops the observer: it will not start another run. Returns the closure if it is not running
   /// now, for the caller to release outside any lock; a run in progress releases it when it ends.
-  func cancel() -> (@Sendable () -> Void)? {
+  func cancel() -> ObserverBody? {
     var current = life.load(ordering: .relaxed)
     while true {
       let next: Int
@@ -110,9 +116,21 @@ final class ObserverRecord: @unchecked Sendable {
     }
   }
 
-  private func takeBody() -> (@Sendable () -> Void)? {
+  private func takeBody() -> ObserverBody? {
     defer { body = nil }
     return body
+  }
+}
+
+/// An observer's closure, in an object of its own: a caller that lends the object calls the
+/// closure, a `let`, without retaining its context (a closure read from a `var` is copied
+/// first).
+@usableFromInline
+final class ObserverBody: Sendable {
+  @usableFromInline let call: @Sendable () -> Void
+
+  init(_ call: @escaping @Sendable () -> Void) {
+    self.call = call
   }
 }
 

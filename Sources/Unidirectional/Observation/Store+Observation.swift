@@ -230,7 +230,8 @@ extension Store {
   private func run(_ observer: ObserverRecord) {
     // An observer cancelled by an earlier one, or from another thread, does not start.
     guard observer.isInGraph, let body = observer.beginRun() else { return }
-    drainRecorder.record(body, running: observer)
+    // The record holds the box until `endRun`, even if the run cancels the observer.
+    body._withUnsafeGuaranteedRef { drainRecorder.record($0.call, running: observer) }
     let cancelled = observer.endRun()
     if cancelled != nil {
       graph.perform(.remove(observer), state: statePointer)

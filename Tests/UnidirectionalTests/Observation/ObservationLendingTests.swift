@@ -293,6 +293,36 @@ func makeLendingStore(_ state: LendingState = LendingState()) -> Store<LendingSt
     #expect(store.observationFootprint == before)
   }
 
+  /// A run calls the observer's closure without a reference of its own: the record keeps it.
+  /// An observer that cancels itself mid-run must still have its captures for the rest of the
+  /// run, and they must be released once the run ends. (Only an optimized build can fail
+  /// this: a debug build copies the closure out of the record before calling it.)
+  @Test func observerThatCancelsItselfKeepsItsCapturesUntilTheRunEnds() {
+    let store = makeLendingStore()
+    let before = store.observationFootprint
+    let me = EdgeBox<ObservationToken>()
+    let released = Atomic<Bool>(false)
+    let captured = LendingHook("captured") { released.store(true, ordering: .relaxed) }
+    let seen = Log<String>()
+    me.value = store.observe { [captured] in
+      guard store.count > 0 else { return }
+      me.take()?.cancel()
+      // Cancelled, mid-run: the closure and what it captured are still alive.
+      seen.append("\(captured.name) \(released.load(ordering: .relaxed))")
+    }
+    _ = consume captured
+    let releasedBefore = released.load(ordering: .relaxed)
+    #expect(!releasedBefore)
+    store.send(LendingAction { $0.count += 1 })
+    #expect(seen.values == ["captured false"])
+    // Released when the run ended.
+    let releasedAfter = released.load(ordering: .relaxed)
+    #expect(releasedAfter)
+    store.send(LendingAction { $0.count += 1 })
+    #expect(seen.values == ["captured false"])
+    #expect(store.observationFootprint == before)
+  }
+
   /// `forEach` finds the row it updated last by position: after removals, moves and a
   /// replacement of the whole array, the hint must never pick another row.
   @Test func forEachHintFollowsRemovalsMovesAndReplacements() {
