@@ -32,11 +32,13 @@ final class ElementGroup: @unchecked Sendable {
   private var seenIDHash: Int?
   /// The probes, by the hash of their element's id.
   private var probesByIDHash: [Int: [Probe]] = [:]
-  /// A look-up of `probesByIDHash` kept until the probes change, made when two successive
-  /// look-ups are for one element: successive actions often write one element (a row being
-  /// edited), and a look-up hashes the key again. Kept only then, so that writes to a new
-  /// element each time pay no more than one comparison.
-  private var lastLookUp: (idHash: Int, probes: [Probe])?
+  /// A look-up of `probesByIDHash` kept until the probes change (`keptProbes`, for the id hash
+  /// `keptIDHash`), made when two successive look-ups are for one element: successive actions
+  /// often write one element (a row being edited), and a look-up hashes the key again. Kept
+  /// only then, so that writes to a new element each time pay no more than one comparison.
+  /// Two fields rather than an optional pair: the probes are lent in place, not copied out.
+  private var keptProbes: [Probe] = []
+  private var keptIDHash: Int?
   private var lastIDHash: Int?
 
   init(
@@ -64,7 +66,11 @@ final class ElementGroup: @unchecked Sendable {
       && (writes.previous == version
         || (writes.previous == seenPrevious && writes.idHash == seenIDHash))
     if oneElement, let idHash = writes.idHash {
-      Self.lend(probes(forIDHash: idHash), to: mayHaveChanged)
+      if keptIDHash == idHash {
+        Self.lend(keptProbes, to: mayHaveChanged)
+      } else {
+        Self.lend(probes(forIDHash: idHash), to: mayHaveChanged)
+      }
     } else {
       for probes in probesByIDHash.values { Self.lend(probes, to: mayHaveChanged) }
     }
@@ -72,7 +78,8 @@ final class ElementGroup: @unchecked Sendable {
   }
 
   /// Passes each of `probes` to `body` without taking a reference to it: `probes` holds them.
-  private static func lend(_ probes: [Probe], to body: (Probe) -> Void) {
+  @inline(__always)
+  private static func lend(_ probes: borrowing [Probe], to body: (Probe) -> Void) {
     probes.withUnsafeBufferPointer { probes in
       for index in probes.indices {
         Unmanaged.passUnretained(probes[index])._withUnsafeGuaranteedRef(body)
@@ -80,24 +87,32 @@ final class ElementGroup: @unchecked Sendable {
     }
   }
 
-  /// The probes of the elements whose id has hash `idHash`.
+  /// The probes of the elements whose id has hash `idHash`, looked up (see `keptProbes`).
   private func probes(forIDHash idHash: Int) -> [Probe] {
-    if let lastLookUp, lastLookUp.idHash == idHash { return lastLookUp.probes }
     let probes = probesByIDHash[idHash] ?? []
-    if lastIDHash == idHash { lastLookUp = (idHash, probes) }
+    if lastIDHash == idHash {
+      keptProbes = probes
+      keptIDHash = idHash
+    }
     lastIDHash = idHash
     return probes
   }
 
+  /// Drops the kept look-up: the probes changed.
+  private func dropKeptLookUp() {
+    keptProbes = []
+    keptIDHash = nil
+  }
+
   func insert(_ probe: Probe, idHash: Int) {
-    lastLookUp = nil
+    dropKeptLookUp()
     probesByIDHash[idHash, default: []].append(probe)
     probe.group = self
   }
 
   /// Removes `probe`; returns whether the group is now empty.
   func remove(_ probe: Probe, idHash: Int) -> Bool {
-    lastLookUp = nil
+    dropKeptLookUp()
     probesByIDHash[idHash]?.removeAll { $0 === probe }
     if probesByIDHash[idHash]?.isEmpty == true { probesByIDHash[idHash] = nil }
     probe.group = nil

@@ -148,7 +148,7 @@ final class ObservationGraph: @unchecked Sendable {
       }
     }
     var changes = Changes()
-    changes.observers = certain.observers
+    changes.observers = certain.takeObservers()
     if !scanned.isEmpty || !uncertain.isEmpty {
       uncertain.add(scanned)
       let fired = changes.observers
@@ -205,6 +205,13 @@ final class ObservationGraph: @unchecked Sendable {
       } else {
         rest = (rest ?? []) + observers
       }
+    }
+
+    /// The observers, ordered by id, without repeats; the union is left empty. Taken rather
+    /// than copied: the common single list moves out without a retain and a release.
+    mutating func takeObservers() -> [ObserverRecord] {
+      guard second == nil, let only = first.take() else { return observers }
+      return only
     }
 
     /// The observers, ordered by id, without repeats.

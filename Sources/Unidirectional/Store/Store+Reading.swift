@@ -43,9 +43,14 @@ extension Store {
 
   @inlinable
   func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
-    if let elementAccess, let recorder = elementAccess.ownerRecorder {
+    if let elementAccess = lentElementAccess,
+      let value = elementAccess._withUnsafeGuaranteedRef({ elementAccess -> Value? in
+        guard let recorder = elementAccess.ownerRecorder else { return nil }
+        return recorder._withUnsafeGuaranteedRef { elementAccess.recordedRead(keyPath, by: $0) }
+      })
+    {
       // A row store's observer re-running: specialized, and no existential in between.
-      return recorder._withUnsafeGuaranteedRef { elementAccess.recordedRead(keyPath, by: $0) }
+      return value
     }
     if let scope { return scope.read(keyPath) }
     if let recorder = AccessRecorder.current,

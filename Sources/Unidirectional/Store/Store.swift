@@ -114,6 +114,9 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   /// For the store of one element of a root store's `IdentifiedArray`: how its observers' reads
   /// reach the element without going through `scope` (see `ElementAccess`). `nil` otherwise.
   @usableFromInline let elementAccess: ElementAccess<State>?
+  /// `elementAccess`, unretained, for the reads of observers: a read through it takes no
+  /// reference (`elementAccess` holds it for the store's life).
+  @usableFromInline let lentElementAccess: Unmanaged<ElementAccess<State>>?
 
   /// The dependencies in force when the store was created: its reducer and effects use them.
   @usableFromInline let dependencies: DependencyValues
@@ -207,6 +210,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   ) {
     self.scope = nil
     self.elementAccess = nil
+    self.lentElementAccess = nil
     self.statePointer = .allocate(capacity: 1)
     statePointer.initialize(to: initialState)
     self.graph = ObservationGraph(stateSize: MemoryLayout<State>.size)
@@ -229,6 +233,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   ) {
     self.scope = scope
     self.elementAccess = elementAccess
+    self.lentElementAccess = elementAccess.map { Unmanaged.passUnretained($0) }
     self.statePointer = .allocate(capacity: 1)
     statePointer.initialize(to: initialState)
     self.graph = ObservationGraph(stateSize: 0)
