@@ -27,7 +27,7 @@ class ElementAccess<Element>: @unchecked Sendable {
   /// element is gone. The keeper's reads, which do not, use `reader + 1`.
   @usableFromInline final let reader: UInt64
   /// The element when last seen (the child reader's).
-  @usableFromInline final let lastKnown: Locked<Element>
+  @usableFromInline final let lastKnown: SpinLocked<Element>
   /// The address of the element in a root state, or `nil` if it has none there. Valid while that
   /// state is neither written nor released.
   @usableFromInline final let locate: @Sendable (UnsafeRawPointer) -> UnsafeRawPointer?
@@ -37,7 +37,7 @@ class ElementAccess<Element>: @unchecked Sendable {
   @usableFromInline
   init(
     root: ObjectIdentifier, graph: ObservationGraph, state: UnsafeMutableRawPointer,
-    reader: UInt64, lastKnown: Locked<Element>,
+    reader: UInt64, lastKnown: SpinLocked<Element>,
     locate: @escaping @Sendable (UnsafeRawPointer) -> UnsafeRawPointer?
   ) {
     self.root = root
@@ -67,7 +67,7 @@ class ElementAccess<Element>: @unchecked Sendable {
     let value = record(field, reader: reader, lastKnown: lastKnown, by: recorder) {
       read, isUnchanged in
       { state, probe in
-        let new = read(state)
+        let new = read.value(in: state)
         let unchanged = isUnchanged(probe.value, new)
         // Always: equal values may live in different storage (DESIGN invariant 4).
         probe.value = new
@@ -110,11 +110,10 @@ class ElementAccess<Element>: @unchecked Sendable {
   ///   - lastKnown: Where the value is read once the element is gone, if anywhere.
   @inlinable
   final func record<Value>(
-    _ field: KeyPath<Element, Value>, reader: UInt64, lastKnown: Locked<Element>?,
+    _ field: KeyPath<Element, Value>, reader: UInt64, lastKnown: SpinLocked<Element>?,
     by recorder: AccessRecorder,
     refresher makeRefresher: (
-      _ read: @escaping (UnsafeRawPointer) -> Value?,
-      _ isUnchanged: @escaping (Value?, Value?) -> Bool
+      _ read: FieldRead<Value>, _ isUnchanged: @escaping (Value?, Value?) -> Bool
     ) -> (UnsafeRawPointer, ValueProbe<Value?>) -> Bool
   ) -> Value? {
     if let predicted = recorder.predictedProbe(),
@@ -138,9 +137,10 @@ class ElementAccess<Element>: @unchecked Sendable {
         return value
       }
     }
-    let locate = locate
-    let fieldOffset = MemoryLayout<Element>.offset(of: field)
-    let value = Self.value(field, at: fieldOffset, in: state, locate: locate, lastKnown: lastKnown)
+    let fieldRead = FieldRead(
+      field: field, offset: MemoryLayout<Element>.offset(of: field), locate: locate,
+      lastKnown: lastKnown)
+    let value = fieldRead.value(in: state)
     let isUnchanged: (Value?, Value?) -> Bool
     switch ChangeRule<Value>.forType.optional.orIdentical {
     case .compare(let rule):
@@ -149,14 +149,42 @@ class ElementAccess<Element>: @unchecked Sendable {
       // A value that cannot be compared: changed after every write to its element.
       isUnchanged = { _, _ in false }
     }
-    let read: (UnsafeRawPointer) -> Value? = { state in
-      Self.value(field, at: fieldOffset, in: state, locate: locate, lastKnown: lastKnown)
-    }
     let made = makeProbe(
-      field: field, isSafe: fieldOffset != nil, reader: reader, value: value, read: read,
-      isUnchanged: isUnchanged, refresher: makeRefresher(read, isUnchanged))
+      field: field, isSafe: fieldRead.offset != nil, reader: reader, value: value,
+      read: { fieldRead.value(in: $0) }, isUnchanged: isUnchanged,
+      refresher: makeRefresher(fieldRead, isUnchanged))
     recorder.append(graph.probe(made, state: state))
     return value
+  }
+
+  /// A read of `field` of the element, as a value: a refresher that captures it reads the
+  /// element inline, where a closure would be one more call on every refresh.
+  @usableFromInline
+  struct FieldRead<Value> {
+    @usableFromInline let field: KeyPath<Element, Value>
+    /// The field's stored offset in the element, if it is stored.
+    @usableFromInline let offset: Int?
+    @usableFromInline let locate: @Sendable (UnsafeRawPointer) -> UnsafeRawPointer?
+    /// Where the value is read once the element is gone, if anywhere.
+    @usableFromInline let lastKnown: SpinLocked<Element>?
+
+    @inlinable
+    init(
+      field: KeyPath<Element, Value>, offset: Int?,
+      locate: @escaping @Sendable (UnsafeRawPointer) -> UnsafeRawPointer?,
+      lastKnown: SpinLocked<Element>?
+    ) {
+      self.field = field
+      self.offset = offset
+      self.locate = locate
+      self.lastKnown = lastKnown
+    }
+
+    /// The value in the root state `state` (see `ElementAccess.value`).
+    @inlinable @inline(__always)
+    func value(in state: UnsafeRawPointer) -> Value? {
+      ElementAccess.value(field, at: offset, in: state, locate: locate, lastKnown: lastKnown)
+    }
   }
 
   /// The value at `field` of the element in `state`: a load if the field is stored (at
@@ -164,7 +192,7 @@ class ElementAccess<Element>: @unchecked Sendable {
   @inlinable
   static func value<Value>(
     _ field: KeyPath<Element, Value>, at offset: Int?, in state: UnsafeRawPointer,
-    locate: (UnsafeRawPointer) -> UnsafeRawPointer?, lastKnown: Locked<Element>?
+    locate: (UnsafeRawPointer) -> UnsafeRawPointer?, lastKnown: SpinLocked<Element>?
   ) -> Value? {
     guard let element = locate(state) else {
       // Copied out first: the key path's getter runs outside the lock.
@@ -176,7 +204,7 @@ class ElementAccess<Element>: @unchecked Sendable {
 
   /// Remembers `element` in `lastKnown`, as the last one the child had.
   @inlinable
-  static func remember(_ element: Element, in lastKnown: Locked<Element>) {
+  static func remember(_ element: Element, in lastKnown: SpinLocked<Element>) {
     var element = element
     lastKnown.withLock { swap(&$0, &element) }
     // The previous element is released here, outside the lock: its deinit may call back in.
@@ -211,7 +239,7 @@ where Element.ID: Sendable {
   @usableFromInline
   init(
     root: ObjectIdentifier, graph: ObservationGraph, state: UnsafeMutableRawPointer,
-    reader: UInt64, lastKnown: Locked<Element>, array: AnyKeyPath, id: Element.ID,
+    reader: UInt64, lastKnown: SpinLocked<Element>, array: AnyKeyPath, id: Element.ID,
     locate: @escaping @Sendable (UnsafeRawPointer) -> UnsafeRawPointer?,
     readWrites: @escaping (UnsafeRawPointer) -> ElementWrites
   ) {
