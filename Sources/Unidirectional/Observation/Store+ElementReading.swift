@@ -143,10 +143,10 @@ struct ElementRead<State: Sendable, Element: Identifiable, Field>: StateRead {
 struct ChildFallback<State> {
   /// The id of the child store's reader (see `ChildReader.id`).
   @usableFromInline let reader: UInt64
-  @usableFromInline let lastKnown: Locked<State>
+  @usableFromInline let lastKnown: SpinLocked<State>
 
   @usableFromInline
-  init(reader: UInt64, lastKnown: Locked<State>) {
+  init(reader: UInt64, lastKnown: SpinLocked<State>) {
     self.reader = reader
     self.lastKnown = lastKnown
   }

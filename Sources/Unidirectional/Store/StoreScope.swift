@@ -122,7 +122,7 @@ final class ChildReader<RootState: Sendable, State: Sendable>: Sendable {
 
   /// The child state when last seen present, answering reads once it is gone. Kept current by
   /// the child store's keeper observer (see `ScopedStore`).
-  let lastKnown: Locked<State>
+  let lastKnown: SpinLocked<State>
 
   /// Root key paths for child key paths read lately, direct-mapped by the child key path's
   /// address: composing a key path costs microseconds, and literals without subscript arguments
@@ -144,7 +144,7 @@ final class ChildReader<RootState: Sendable, State: Sendable>: Sendable {
   ) {
     self.toState = toState
     self.element = element
-    self.lastKnown = Locked(initialState)
+    self.lastKnown = SpinLocked(initialState)
     self.offset = toState.offset
   }
 
