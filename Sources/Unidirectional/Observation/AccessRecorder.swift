@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -62,6 +64,20 @@ final class AccessRecorder: @unchecked Sendable {
   /// a whole batch of runs, and a read made by other user code the store runs between two runs
   /// (the deinit of a value a dropped probe held) belongs to no observer.
   @usableFromInline @exclusivity(unchecked) var isRecording = false
+
+  /// The thread on which a body is recording into this recorder now, or 0; also 0 while another
+  /// recorder is installed over this one. A store finds its own drain recorder by this (see
+  /// `Store.activeDrainRecorder`), without the thread-local slot: a `pthread_getspecific` and
+  /// its checks cost about 40 instructions on every read of a re-running observer.
+  ///
+  /// Atomic because other threads read it (their reads of the store compare it with themselves).
+  @usableFromInline let activeThread = Atomic<UInt>(0)
+
+  /// Whether a body is recording into this recorder on this thread now (see `activeThread`).
+  @inlinable @inline(__always)
+  var isActiveOnThisThread: Bool {
+    activeThread.load(ordering: .relaxed) == StoreGate.currentThread
+  }
 
   @usableFromInline
   init(store: ObjectIdentifier, isOwning: Bool, state: UnsafeMutableRawPointer? = nil) {
@@ -165,21 +181,42 @@ final class AccessRecorder: @unchecked Sendable {
   /// Installs `self` as the current thread's recorder and returns what `restore` needs to put
   /// back the one it replaces (runs nest, for example when an observer registers another
   /// observer).
+  ///
+  /// A recorder it replaces that was recording stops being its store's active one (see
+  /// `activeThread`) until `restore`: reads on this thread go to `self` meanwhile.
   @usableFromInline
-  func install() -> (slot: Unmanaged<ThreadRecorder>, previous: Unmanaged<AccessRecorder>?) {
+  func install() -> Installation {
     let slot = Self.threadRecorder
     return slot._withUnsafeGuaranteedRef { slot in
       defer { slot.current = Unmanaged.passUnretained(self) }
-      return (Unmanaged.passUnretained(slot), slot.current)
+      let previous = slot.current
+      let previousThread =
+        previous?._withUnsafeGuaranteedRef {
+          $0.activeThread.exchange(0, ordering: .relaxed)
+        } ?? 0
+      return Installation(
+        slot: Unmanaged.passUnretained(slot), previous: previous, previousThread: previousThread)
     }
+  }
+
+  /// What `restore` needs to put back the recorder `install()` replaced.
+  @usableFromInline
+  struct Installation {
+    let slot: Unmanaged<ThreadRecorder>
+    let previous: Unmanaged<AccessRecorder>?
+    /// The replaced recorder's `activeThread`.
+    let previousThread: UInt
   }
 
   /// Restores the recorder `install()` replaced.
   @usableFromInline
-  static func restore(
-    _ installed: (slot: Unmanaged<ThreadRecorder>, previous: Unmanaged<AccessRecorder>?)
-  ) {
+  static func restore(_ installed: Installation) {
     installed.slot._withUnsafeGuaranteedRef { $0.current = installed.previous }
+    if installed.previousThread != 0, let previous = installed.previous {
+      previous._withUnsafeGuaranteedRef {
+        $0.activeThread.store(installed.previousThread, ordering: .relaxed)
+      }
+    }
   }
 
   /// The current thread's `ThreadRecorder`, made by its first install.
@@ -201,7 +238,9 @@ final class AccessRecorder: @unchecked Sendable {
     readsAsPredicted = observer != nil
     running = observer.map { Unmanaged.passUnretained($0) }
     isRecording = true
+    activeThread.store(StoreGate.currentThread, ordering: .relaxed)
     body()
+    activeThread.store(0, ordering: .relaxed)
     isRecording = false
     // Fewer reads than predicted: not the same reads, so they must be in `probes`.
     if let observer, readsAsPredicted, count != observer.reads.count { diverge() }

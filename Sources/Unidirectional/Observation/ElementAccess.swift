@@ -21,6 +21,8 @@ class ElementAccess<Element>: @unchecked Sendable {
   @usableFromInline final let root: ObjectIdentifier
   /// The root store's observation graph.
   @usableFromInline final let graph: ObservationGraph
+  /// The root store's drain recorder (see `ownerRecorder`).
+  @usableFromInline final let rootRecorder: AccessRecorder
   /// The root store's state.
   @usableFromInline final let state: UnsafeMutableRawPointer
   /// The id of the child's reader (`ChildReader.id`): its reads answer from `lastKnown` once the
@@ -36,12 +38,13 @@ class ElementAccess<Element>: @unchecked Sendable {
 
   @usableFromInline
   init(
-    root: ObjectIdentifier, graph: ObservationGraph, state: UnsafeMutableRawPointer,
-    reader: UInt64, lastKnown: SpinLocked<Element>,
+    root: ObjectIdentifier, graph: ObservationGraph, rootRecorder: AccessRecorder,
+    state: UnsafeMutableRawPointer, reader: UInt64, lastKnown: SpinLocked<Element>,
     locate: @escaping @Sendable (UnsafeRawPointer) -> UnsafeRawPointer?
   ) {
     self.root = root
     self.graph = graph
+    self.rootRecorder = rootRecorder
     self.state = state
     self.reader = reader
     self.lastKnown = lastKnown
@@ -52,6 +55,10 @@ class ElementAccess<Element>: @unchecked Sendable {
   /// reads may then use `recordedRead`.
   @inlinable
   final var ownerRecorder: Unmanaged<AccessRecorder>? {
+    // A re-run by the root's drain recorder (the common case), found without the thread-local
+    // slot (see `AccessRecorder.activeThread`); otherwise a first run's recorder, by the slot.
+    let drain = Unmanaged.passUnretained(rootRecorder)
+    if drain._withUnsafeGuaranteedRef({ $0.isActiveOnThisThread }) { return drain }
     guard let recorder = AccessRecorder.current,
       recorder._withUnsafeGuaranteedRef({ $0.store == root && $0.isOwning })
     else { return nil }
@@ -238,8 +245,9 @@ where Element.ID: Sendable {
 
   @usableFromInline
   init(
-    root: ObjectIdentifier, graph: ObservationGraph, state: UnsafeMutableRawPointer,
-    reader: UInt64, lastKnown: SpinLocked<Element>, array: AnyKeyPath, id: Element.ID,
+    root: ObjectIdentifier, graph: ObservationGraph, rootRecorder: AccessRecorder,
+    state: UnsafeMutableRawPointer, reader: UInt64, lastKnown: SpinLocked<Element>,
+    array: AnyKeyPath, id: Element.ID,
     locate: @escaping @Sendable (UnsafeRawPointer) -> UnsafeRawPointer?,
     readWrites: @escaping (UnsafeRawPointer) -> ElementWrites
   ) {
@@ -247,8 +255,8 @@ where Element.ID: Sendable {
     self.id = id
     self.readWrites = readWrites
     super.init(
-      root: root, graph: graph, state: state, reader: reader, lastKnown: lastKnown,
-      locate: locate)
+      root: root, graph: graph, rootRecorder: rootRecorder, state: state, reader: reader,
+      lastKnown: lastKnown, locate: locate)
   }
 
   @usableFromInline

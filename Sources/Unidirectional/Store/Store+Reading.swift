@@ -53,9 +53,8 @@ extension Store {
       return value
     }
     if let scope { return scope.read(keyPath) }
-    if let recorder = AccessRecorder.current,
-      recorder._withUnsafeGuaranteedRef({ $0.store == ObjectIdentifier(self) && $0.isOwning })
-    {
+    // Only a re-run has predicted reads, and only the drain recorder re-runs observers.
+    if let recorder = activeDrainRecorder {
       // The hot path: an observer re-running on the owner's thread makes the stored read it made
       // last time. No action can commit meanwhile, and the value is a plain load.
       let stored = recorder._withUnsafeGuaranteedRef { recorder -> Value? in
@@ -69,6 +68,14 @@ extension Store {
       if let stored { return stored }
     }
     return record(KeyPathRead(keyPath))
+  }
+
+  /// The store's drain recorder, if this thread is running one of the store's observers with it
+  /// now: found without the thread-local slot (see `AccessRecorder.activeThread`).
+  @inlinable
+  var activeDrainRecorder: Unmanaged<AccessRecorder>? {
+    let recorder = Unmanaged.passUnretained(drainRecorder)
+    return recorder._withUnsafeGuaranteedRef { $0.isActiveOnThisThread } ? recorder : nil
   }
 
   /// Reads a value and records the read for the observer running on this thread, if any; or,

@@ -132,7 +132,8 @@ extension Store {
       initialState: initialState)
     let access = parts.map { parts in
       IdentifiedElementAccess(
-        root: ObjectIdentifier(self), graph: graph, state: UnsafeMutableRawPointer(statePointer),
+        root: ObjectIdentifier(self), graph: graph, rootRecorder: drainRecorder,
+        state: UnsafeMutableRawPointer(statePointer),
         reader: reader.id, lastKnown: reader.lastKnown, array: state, id: id,
         locate: parts.locate, readWrites: parts.readWrites)
     }

@@ -373,6 +373,7 @@ final class StoreGate: @unchecked Sendable {
   }
 
   /// The calling thread, as a number.
+  @inlinable
   static var currentThread: UInt {
     #if canImport(Darwin)
       UInt(bitPattern: pthread_self())
