@@ -71,6 +71,11 @@ final class ObservationGraph: @unchecked Sendable {
   /// Requests made while the graph was busy, carried out once it is not.
   @exclusivity(unchecked) private var deferred: [Request] = []
 
+  /// Scratch for `changes(in:)`: the subscribers of safe probes whose value changed (their
+  /// observers fire), and of dirty probes (their observers are checked). Empty between passes.
+  @exclusivity(unchecked) private var certain = SubscriberUnion()
+  @exclusivity(unchecked) private var uncertain = SubscriberUnion()
+
   /// A change of the graph asked for while it was busy.
   enum Request {
     case remove(ObserverRecord)
@@ -121,8 +126,8 @@ final class ObservationGraph: @unchecked Sendable {
     // Observers that read a safe probe whose value changed fire, whatever their other reads:
     // nothing more is evaluated for them. Observers that read a dirty element probe, or a read
     // nothing tells the change of, are checked in the order of their reads.
-    var certain = SubscriberUnion()
-    var uncertain = SubscriberUnion()
+    // The graph's scratch unions, empty between passes: a pass that used one empties it, and
+    // destroys no union of its own (each optional list costs a release, even when `nil`).
     if !byteIndex.isEmpty {
       byteIndex.forEachProbeWhoseBytesChanged(in: state) { probe in
         if probe.refresh(state) {
@@ -154,7 +159,8 @@ final class ObservationGraph: @unchecked Sendable {
       let fired = changes.observers
       var checked: [ObserverRecord] = []
       var firedIndex = 0
-      for observer in uncertain.observers {
+      let toCheck = uncertain.takeObservers()
+      for observer in toCheck {
         // Both lists are in registration order: skip the observers that fire anyway.
         while firedIndex < fired.count, fired[firedIndex].id < observer.id { firedIndex += 1 }
         if firedIndex < fired.count, fired[firedIndex] === observer { continue }
@@ -210,8 +216,11 @@ final class ObservationGraph: @unchecked Sendable {
     /// The observers, ordered by id, without repeats; the union is left empty. Taken rather
     /// than copied: the common single list moves out without a retain and a release.
     mutating func takeObservers() -> [ObserverRecord] {
-      guard second == nil, let only = first.take() else { return observers }
-      return only
+      guard second == nil else {
+        defer { self = SubscriberUnion() }
+        return observers
+      }
+      return first.take() ?? []
     }
 
     /// The observers, ordered by id, without repeats.
