@@ -115,7 +115,10 @@ class ElementAccess<Element>: @unchecked Sendable {
   /// - Parameters:
   ///   - reader: The reader id in the probe's key.
   ///   - lastKnown: Where the value is read once the element is gone, if anywhere.
-  @inlinable
+  ///
+  /// The predicted read, the one a re-run makes, is inlined into the caller; the rest is not, so
+  /// that the common path is a few loads.
+  @inlinable @inline(__always)
   final func record<Value>(
     _ field: KeyPath<Element, Value>, reader: UInt64, lastKnown: SpinLocked<Element>?,
     by recorder: AccessRecorder,
@@ -137,13 +140,35 @@ class ElementAccess<Element>: @unchecked Sendable {
         let probe = unsafeDowncast(probe, to: ValueProbe<Value?>.self)
         // Refreshed whenever its element is written: its value is the current one.
         guard probe.isLazy else { return probe.value }
-        let value = Self.value(
-          field, at: MemoryLayout<Element>.offset(of: field), in: state, locate: self.locate,
-          lastKnown: lastKnown)
-        graph.freshen(probe, with: value)
-        return value
+        return freshen(probe, field, lastKnown: lastKnown)
       }
     }
+    return recordUnpredicted(
+      field, reader: reader, lastKnown: lastKnown, by: recorder, refresher: makeRefresher)
+  }
+
+  /// Reads `field` for a lazy probe found by prediction, and gives the probe the value.
+  @inlinable @inline(never)
+  final func freshen<Value>(
+    _ probe: ValueProbe<Value?>, _ field: KeyPath<Element, Value>,
+    lastKnown: SpinLocked<Element>?
+  ) -> Value? {
+    let value = Self.value(
+      field, at: MemoryLayout<Element>.offset(of: field), in: state, locate: self.locate,
+      lastKnown: lastKnown)
+    graph.freshen(probe, with: value)
+    return value
+  }
+
+  /// `record` of a read that is not the predicted one: finds or files its probe.
+  @inlinable @inline(never)
+  final func recordUnpredicted<Value>(
+    _ field: KeyPath<Element, Value>, reader: UInt64, lastKnown: SpinLocked<Element>?,
+    by recorder: AccessRecorder,
+    refresher makeRefresher: (
+      _ read: FieldRead<Value>, _ isUnchanged: @escaping (Value?, Value?) -> Bool
+    ) -> (UnsafeRawPointer, ValueProbe<Value?>) -> Bool
+  ) -> Value? {
     let fieldRead = FieldRead(
       field: field, offset: MemoryLayout<Element>.offset(of: field), locate: locate,
       lastKnown: lastKnown)
