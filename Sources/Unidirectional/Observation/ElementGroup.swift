@@ -31,7 +31,7 @@ final class ElementGroup: @unchecked Sendable {
   private var seenPrevious: UInt64
   private var seenIDHash: Int?
   /// The probes, by the hash of their element's id.
-  private var probesByIDHash: [Int: [Probe]] = [:]
+  private var probesByIDHash: [IDHashKey: [Probe]] = [:]
   /// A look-up of `probesByIDHash` kept until the probes change (`keptProbes`, for the id hash
   /// `keptIDHash`), made when two successive look-ups are for one element: successive actions
   /// often write one element (a row being edited), and a look-up hashes the key again. Kept
@@ -89,7 +89,7 @@ final class ElementGroup: @unchecked Sendable {
 
   /// The probes of the elements whose id has hash `idHash`, looked up (see `keptProbes`).
   private func probes(forIDHash idHash: Int) -> [Probe] {
-    let probes = probesByIDHash[idHash] ?? []
+    let probes = probesByIDHash[IDHashKey(idHash)] ?? []
     if lastIDHash == idHash {
       keptProbes = probes
       keptIDHash = idHash
@@ -106,17 +106,38 @@ final class ElementGroup: @unchecked Sendable {
 
   func insert(_ probe: Probe, idHash: Int) {
     dropKeptLookUp()
-    probesByIDHash[idHash, default: []].append(probe)
+    probesByIDHash[IDHashKey(idHash), default: []].append(probe)
     probe.group = self
   }
 
   /// Removes `probe`; returns whether the group is now empty.
   func remove(_ probe: Probe, idHash: Int) -> Bool {
     dropKeptLookUp()
-    probesByIDHash[idHash]?.removeAll { $0 === probe }
-    if probesByIDHash[idHash]?.isEmpty == true { probesByIDHash[idHash] = nil }
+    let key = IDHashKey(idHash)
+    probesByIDHash[key]?.removeAll { $0 === probe }
+    if probesByIDHash[key]?.isEmpty == true { probesByIDHash[key] = nil }
     probe.group = nil
     return probesByIDHash.isEmpty
+  }
+}
+
+/// The hash of an element's id as a dictionary key, not hashed again: it is already `Hasher`'s
+/// output for the id (seeded per process, so ids chosen to collide cannot be made without the
+/// seed), and a second pass of `Hasher` cost as much as the first on every look-up.
+struct IDHashKey: Hashable {
+  let idHash: Int
+
+  init(_ idHash: Int) {
+    self.idHash = idHash
+  }
+
+  func hash(into hasher: inout Hasher) {
+    hasher.combine(idHash)
+  }
+
+  /// The hash itself, mixed with the table's seed (which only varies the order of tables).
+  func _rawHashValue(seed: Int) -> Int {
+    idHash ^ seed
   }
 }
 
