@@ -20,26 +20,27 @@ typealias ElementWrites = (version: UInt64, previous: UInt64, idHash: Int?)
 ///
 /// Owned, like the graph, by the thread that owns the store.
 final class ElementGroup: @unchecked Sendable {
-  // Safe: used only by the thread that owns the store (see `StoreGate`).
+  // Safe: used only by the thread that owns the store (see `StoreGate`). Runtime exclusivity
+  // checks are disabled on its fields for the same reason: a look-up paid two of them.
 
   /// The key path of the array: identifies the group.
   let array: AnyKeyPath
   /// Reads the array's write record from a state.
   let readWrites: (UnsafeRawPointer) -> ElementWrites
   /// The array's write record when the probes were last brought up to date.
-  private var version: UInt64
-  private var seenPrevious: UInt64
-  private var seenIDHash: Int?
+  @exclusivity(unchecked) private var version: UInt64
+  @exclusivity(unchecked) private var seenPrevious: UInt64
+  @exclusivity(unchecked) private var seenIDHash: Int?
   /// The probes, by the hash of their element's id.
-  private var probesByIDHash: [IDHashKey: [Probe]] = [:]
+  @exclusivity(unchecked) private var probesByIDHash: [IDHashKey: [Probe]] = [:]
   /// A look-up of `probesByIDHash` kept until the probes change (`keptProbes`, for the id hash
   /// `keptIDHash`), made when two successive look-ups are for one element: successive actions
   /// often write one element (a row being edited), and a look-up hashes the key again. Kept
   /// only then, so that writes to a new element each time pay no more than one comparison.
   /// Two fields rather than an optional pair: the probes are lent in place, not copied out.
-  private var keptProbes: [Probe] = []
-  private var keptIDHash: Int?
-  private var lastIDHash: Int?
+  @exclusivity(unchecked) private var keptProbes: [Probe] = []
+  @exclusivity(unchecked) private var keptIDHash: Int?
+  @exclusivity(unchecked) private var lastIDHash: Int?
 
   init(
     array: AnyKeyPath, readWrites: @escaping (UnsafeRawPointer) -> ElementWrites,
