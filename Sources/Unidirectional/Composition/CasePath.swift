@@ -107,13 +107,23 @@ public struct CasePath<Root, Value>: Sendable {
   ///
   /// - Parameter root: The value to match.
   /// - Complexity: O(1).
-  @inlinable
+  @inlinable @inline(__always)
   public func extract(_ root: Root) -> Value? {
-    guard let layout = layout?.pointee else { return extractClosure?(root) }
-    let tag = layout.tag(of: root)
-    guard layout.payload(at: tag, isLaidOutAs: Value.self) else { return nil }
-    let value = layout.payload(of: root, tag: tag, as: Value.self)
+    guard let layout else { return extractClosure?(root) }
+    // Inlined in the caller: a reducer that is not this case's (most of a composition's, for
+    // any one action) pays for the tag test alone, without a call.
+    let tag = layout.pointee.tag(of: root)
+    guard layout.pointee.payload(at: tag, isLaidOutAs: Value.self) else { return nil }
+    return payload(of: root, tag: tag, layout: layout)
+  }
+
+  /// The payload of `root`, whose case has tag `tag`, if `embed` makes that case.
+  ///
+  /// - Precondition: The case with tag `tag` has a payload laid out as a `Value`.
+  @inlinable @inline(never)
+  func payload(of root: Root, tag: Int, layout: UnsafePointer<EnumLayout>) -> Value? {
+    let value = layout.pointee.payload(of: root, tag: tag, as: Value.self)
     // Another case may have a payload of the same type: the embedded value tells.
-    return layout.tag(of: embed(value)) == tag ? value : nil
+    return layout.pointee.tag(of: embed(value)) == tag ? value : nil
   }
 }
