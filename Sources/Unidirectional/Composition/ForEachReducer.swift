@@ -42,7 +42,9 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
   ///   - state: The current state, changed in place.
   ///   - action: The action to handle.
   /// - Returns: The effects to start once the new state is committed.
-  @inlinable
+  // Always inlined in the reducer above it: a level is a tag test and a few reads around the
+  // call of its parent, which the caller's frame holds better than a frame of its own.
+  @inlinable @inline(__always)
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
   {
     var elementEffect = Effect<Parent.Action>.none
