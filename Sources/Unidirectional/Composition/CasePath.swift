@@ -112,8 +112,15 @@ public struct CasePath<Root, Value>: Sendable {
     guard let layout else { return extractClosure?(root) }
     // Inlined in the caller: a reducer that is not this case's (most of a composition's, for
     // any one action) pays for the tag test alone, without a call.
+    // Read before the call of the tag function: after it, the compiler would read it from a
+    // copy of the whole layout, made before the call.
+    let tagsWithPayload = layout.pointee.tagsWithPayload
     let tag = layout.pointee.tag(of: root)
-    guard layout.pointee.payload(at: tag, isLaidOutAs: Value.self) else { return nil }
+    if tag < 64 {
+      guard tagsWithPayload & (1 &<< UInt64(truncatingIfNeeded: tag)) != 0 else { return nil }
+    } else {
+      guard layout.pointee.payload(pastTag64: tag, isLaidOutAs: Value.self) else { return nil }
+    }
     return payload(of: root, tag: tag, layout: layout)
   }
 

@@ -272,17 +272,11 @@ struct EnumLayout: @unchecked Sendable {
     return true
   }
 
-  /// Whether the payload of the case with tag `tag` is laid out as a `Value`.
+  /// Whether the payload of the case with tag `tag`, 64 or more, is laid out as a `Value` (below
+  /// 64, ``tagsWithPayload`` tells). Out of line: enums with that many cases are rare, and the
+  /// test of ``tagsWithPayload`` is inlined in every reducer.
   ///
   /// - Precondition: This layout was kept for a pair of types whose `Value` is this one.
-  @inlinable @inline(__always)
-  func payload<Value>(at tag: Int, isLaidOutAs _: Value.Type) -> Bool {
-    if tag < 64 { return tagsWithPayload & (1 &<< UInt64(truncatingIfNeeded: tag)) != 0 }
-    return payload(pastTag64: tag, isLaidOutAs: Value.self)
-  }
-
-  /// ``payload(at:isLaidOutAs:)`` for a tag of 64 or more, out of line: enums with that many
-  /// cases are rare, and the test above is inlined in every reducer.
   @inlinable @inline(never)
   func payload<Value>(pastTag64 tag: Int, isLaidOutAs _: Value.Type) -> Bool {
     guard let payloadType = cases[tag].payloadType else { return false }
