@@ -74,7 +74,7 @@ public struct CasePath<Root, Value>: Sendable {
   ///
   /// Complexity: the first case path of each pair of types reads the enum's runtime records;
   /// after that, creating one is a cache look-up and `extract` O(1).
-  @inlinable
+  @inlinable @inline(__always)
   public init(_ embed: @escaping @Sendable (Value) -> Root) {
     guard let layout = EnumLayout.shared(Root.self, withPayload: Value.self) else {
       Self.noSuchCase()
@@ -98,7 +98,7 @@ public struct CasePath<Root, Value>: Sendable {
   /// expected. The same as ``init(_:)``.
   ///
   /// - Parameter embed: The case's constructor, for example `AppAction.login`.
-  @inlinable
+  @inlinable @inline(__always)
   public static func `case`(_ embed: @escaping @Sendable (Value) -> Root) -> Self {
     Self(embed)
   }

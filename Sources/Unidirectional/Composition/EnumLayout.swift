@@ -75,14 +75,44 @@ struct EnumLayout: @unchecked Sendable {
   /// ``of(_:withPayload:)``, kept for the life of the process: a case path holds one word
   /// rather than a copy of the layout, which every reducer holding it would copy on every
   /// action.
-  @inlinable
+  ///
+  /// A `body` makes its case paths anew for every action: the lock-free table answers those,
+  /// its first probe inlined in the `body` (see ``findInFirstSlot(_:)``).
+  @inlinable @inline(__always)
   static func shared<Root, Value>(_: Root.Type, withPayload _: Value.Type)
     -> UnsafePointer<EnumLayout>?
   {
     let key = PermanentTableKey(
       first: UInt(bitPattern: ObjectIdentifier(Root.self)),
       second: UInt(bitPattern: ObjectIdentifier(Value.self)))
-    // A `body` makes its case paths anew for every action: the lock-free table answers those.
+    if let entry = findInFirstSlot(key) { return entry._withUnsafeGuaranteedRef { $0.layout } }
+    return sharedPastFirstSlot(Root.self, withPayload: Value.self, key: key)
+  }
+
+  /// The entry with `key` if it is in the slot where ``table``'s probes start, which holds most
+  /// keys (a program has hundreds of pairs of types at most, in 1,024 slots).
+  ///
+  /// ``PermanentTable/find(_:_:)``'s first probe, without its loop: inlined wherever a case path
+  /// is made, where the whole loop would add a hundred instructions each time.
+  @inlinable @inline(__always)
+  static func findInFirstSlot(_ key: PermanentTableKey) -> Unmanaged<Entry>? {
+    guard
+      let slots = UnsafeMutablePointer<Atomic<UInt>>(
+        bitPattern: table.slotsAddress.load(ordering: .acquiring)),
+      let pointer = UnsafeRawPointer(
+        bitPattern: slots[table.start(key) & (table.capacity &- 1)].load(ordering: .acquiring))
+    else { return nil }
+    // Entries are never freed: borrowed without a retain.
+    let entry = Unmanaged<Entry>.fromOpaque(pointer)
+    return entry._withUnsafeGuaranteedRef { $0.key == key } ? entry : nil
+  }
+
+  /// ``shared(_:withPayload:)`` for a key not in its first slot: the rest of the table, or the
+  /// first look-up of the pair.
+  @inlinable @inline(never)
+  static func sharedPastFirstSlot<Root, Value>(
+    _: Root.Type, withPayload _: Value.Type, key: PermanentTableKey
+  ) -> UnsafePointer<EnumLayout>? {
     if let known = table.find(key, { $0.layout }) { return known }
     return reading(Root.self, withPayload: Value.self, key: key)
   }
