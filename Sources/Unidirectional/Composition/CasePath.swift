@@ -74,7 +74,7 @@ public struct CasePath<Root, Value>: Sendable {
   ///
   /// Complexity: the first case path of each pair of types reads the enum's runtime records;
   /// after that, creating one is a cache look-up and `extract` O(1).
-  @inlinable
+  @inlinable @inline(__always)
   public init(_ embed: @escaping @Sendable (Value) -> Root) {
     guard let layout = EnumLayout.shared(Root.self, withPayload: Value.self) else {
       Self.noSuchCase()
@@ -98,7 +98,7 @@ public struct CasePath<Root, Value>: Sendable {
   /// expected. The same as ``init(_:)``.
   ///
   /// - Parameter embed: The case's constructor, for example `AppAction.login`.
-  @inlinable
+  @inlinable @inline(__always)
   public static func `case`(_ embed: @escaping @Sendable (Value) -> Root) -> Self {
     Self(embed)
   }
@@ -107,13 +107,30 @@ public struct CasePath<Root, Value>: Sendable {
   ///
   /// - Parameter root: The value to match.
   /// - Complexity: O(1).
-  @inlinable
+  @inlinable @inline(__always)
   public func extract(_ root: Root) -> Value? {
-    guard let layout = layout?.pointee else { return extractClosure?(root) }
-    let tag = layout.tag(of: root)
-    guard layout.payload(at: tag, isLaidOutAs: Value.self) else { return nil }
-    let value = layout.payload(of: root, tag: tag, as: Value.self)
+    guard let layout else { return extractClosure?(root) }
+    // Inlined in the caller: a reducer that is not this case's (most of a composition's, for
+    // any one action) pays for the tag test alone, without a call.
+    // Read before the call of the tag function: after it, the compiler would read it from a
+    // copy of the whole layout, made before the call.
+    let tagsWithPayload = layout.pointee.tagsWithPayload
+    let tag = layout.pointee.tag(of: root)
+    if tag < 64 {
+      guard tagsWithPayload & (1 &<< UInt64(truncatingIfNeeded: tag)) != 0 else { return nil }
+    } else {
+      guard layout.pointee.payload(pastTag64: tag, isLaidOutAs: Value.self) else { return nil }
+    }
+    return payload(of: root, tag: tag, layout: layout)
+  }
+
+  /// The payload of `root`, whose case has tag `tag`, if `embed` makes that case.
+  ///
+  /// - Precondition: The case with tag `tag` has a payload laid out as a `Value`.
+  @inlinable @inline(never)
+  func payload(of root: Root, tag: Int, layout: UnsafePointer<EnumLayout>) -> Value? {
+    let value = layout.pointee.payload(of: root, tag: tag, as: Value.self)
     // Another case may have a payload of the same type: the embedded value tells.
-    return layout.tag(of: embed(value)) == tag ? value : nil
+    return layout.pointee.tag(of: embed(value)) == tag ? value : nil
   }
 }

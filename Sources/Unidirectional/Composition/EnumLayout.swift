@@ -75,14 +75,44 @@ struct EnumLayout: @unchecked Sendable {
   /// ``of(_:withPayload:)``, kept for the life of the process: a case path holds one word
   /// rather than a copy of the layout, which every reducer holding it would copy on every
   /// action.
-  @inlinable
+  ///
+  /// A `body` makes its case paths anew for every action: the lock-free table answers those,
+  /// its first probe inlined in the `body` (see ``findInFirstSlot(_:)``).
+  @inlinable @inline(__always)
   static func shared<Root, Value>(_: Root.Type, withPayload _: Value.Type)
     -> UnsafePointer<EnumLayout>?
   {
     let key = PermanentTableKey(
       first: UInt(bitPattern: ObjectIdentifier(Root.self)),
       second: UInt(bitPattern: ObjectIdentifier(Value.self)))
-    // A `body` makes its case paths anew for every action: the lock-free table answers those.
+    if let entry = findInFirstSlot(key) { return entry._withUnsafeGuaranteedRef { $0.layout } }
+    return sharedPastFirstSlot(Root.self, withPayload: Value.self, key: key)
+  }
+
+  /// The entry with `key` if it is in the slot where ``table``'s probes start, which holds most
+  /// keys (a program has hundreds of pairs of types at most, in 1,024 slots).
+  ///
+  /// ``PermanentTable/find(_:_:)``'s first probe, without its loop: inlined wherever a case path
+  /// is made, where the whole loop would add a hundred instructions each time.
+  @inlinable @inline(__always)
+  static func findInFirstSlot(_ key: PermanentTableKey) -> Unmanaged<Entry>? {
+    guard
+      let slots = UnsafeMutablePointer<Atomic<UInt>>(
+        bitPattern: table.slotsAddress.load(ordering: .acquiring)),
+      let pointer = UnsafeRawPointer(
+        bitPattern: slots[table.start(key) & (table.capacity &- 1)].load(ordering: .acquiring))
+    else { return nil }
+    // Entries are never freed: borrowed without a retain.
+    let entry = Unmanaged<Entry>.fromOpaque(pointer)
+    return entry._withUnsafeGuaranteedRef { $0.key == key } ? entry : nil
+  }
+
+  /// ``shared(_:withPayload:)`` for a key not in its first slot: the rest of the table, or the
+  /// first look-up of the pair.
+  @inlinable @inline(never)
+  static func sharedPastFirstSlot<Root, Value>(
+    _: Root.Type, withPayload _: Value.Type, key: PermanentTableKey
+  ) -> UnsafePointer<EnumLayout>? {
     if let known = table.find(key, { $0.layout }) { return known }
     return reading(Root.self, withPayload: Value.self, key: key)
   }
@@ -272,12 +302,13 @@ struct EnumLayout: @unchecked Sendable {
     return true
   }
 
-  /// Whether the payload of the case with tag `tag` is laid out as a `Value`.
+  /// Whether the payload of the case with tag `tag`, 64 or more, is laid out as a `Value` (below
+  /// 64, ``tagsWithPayload`` tells). Out of line: enums with that many cases are rare, and the
+  /// test of ``tagsWithPayload`` is inlined in every reducer.
   ///
   /// - Precondition: This layout was kept for a pair of types whose `Value` is this one.
-  @inlinable
-  func payload<Value>(at tag: Int, isLaidOutAs _: Value.Type) -> Bool {
-    if tag < 64 { return tagsWithPayload & (1 &<< UInt64(truncatingIfNeeded: tag)) != 0 }
+  @inlinable @inline(never)
+  func payload<Value>(pastTag64 tag: Int, isLaidOutAs _: Value.Type) -> Bool {
     guard let payloadType = cases[tag].payloadType else { return false }
     return Self.payload(payloadType, isLaidOutAs: Value.self)
   }

@@ -42,7 +42,9 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
   ///   - state: The current state, changed in place.
   ///   - action: The action to handle.
   /// - Returns: The effects to start once the new state is committed.
-  @inlinable
+  // Always inlined in the reducer above it: a level is a tag test and a few reads around the
+  // call of its parent, which the caller's frame holds better than a frame of its own.
+  @inlinable @inline(__always)
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
   {
     var elementEffect = Effect<Parent.Action>.none
@@ -174,29 +176,60 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
   /// or in one whose payload is an `IdentifiedAction`. Two routes rather than one case path
   /// built around the other: that one's closures would be allocated each time a `body` makes
   /// the reducer, on every action.
+  ///
+  /// Two optionals, exactly one of them set, rather than an enum: a `body` destroys its
+  /// reducers after every action, and a multi-payload enum of generic case paths is destroyed
+  /// by an outlined switch.
   @usableFromInline
-  enum ElementRoute: Sendable {
-    case pairs(CasePath<Parent.Action, ElementAction>)
-    case identified(CasePath<Parent.Action, IdentifiedAction<Element.State.ID, Element.Action>>)
+  struct ElementRoute: Sendable {
+    @usableFromInline let pairs: CasePath<Parent.Action, ElementAction>?
+    @usableFromInline let identified:
+      CasePath<Parent.Action, IdentifiedAction<Element.State.ID, Element.Action>>?
 
     @inlinable
+    init(
+      pairs: CasePath<Parent.Action, ElementAction>?,
+      identified: CasePath<Parent.Action, IdentifiedAction<Element.State.ID, Element.Action>>?
+    ) {
+      self.pairs = pairs
+      self.identified = identified
+    }
+
+    /// Element actions in a case whose payload is the pair.
+    @inlinable
+    static func pairs(_ casePath: CasePath<Parent.Action, ElementAction>) -> Self {
+      Self(pairs: casePath, identified: nil)
+    }
+
+    /// Element actions in a case whose payload is an `IdentifiedAction`.
+    @inlinable
+    static func identified(
+      _ casePath: CasePath<Parent.Action, IdentifiedAction<Element.State.ID, Element.Action>>
+    ) -> Self {
+      Self(pairs: nil, identified: casePath)
+    }
+
+    // Inlined in the reducer, with the case path's tag test: an action for another reducer is
+    // turned down without a call.
+    @inlinable @inline(__always)
     func extract(from action: Parent.Action) -> ElementAction? {
-      switch self {
-      case .pairs(let casePath):
-        return casePath.extract(action)
-      case .identified(let casePath):
-        guard case .element(let id, let elementAction)? = casePath.extract(action) else {
+      // Optional chaining borrows the case path; `if let` would copy it (retaining its
+      // closures).
+      if identified != nil {
+        guard case .element(let id, let elementAction)? = identified?.extract(action) else {
           return nil
         }
         return (id, elementAction)
       }
+      return pairs?.extract(action)
     }
 
     var embed: @Sendable (Element.State.ID, Element.Action) -> Parent.Action {
-      switch self {
-      case .pairs(let casePath): { casePath.embed(($0, $1)) }
-      case .identified(let casePath): { casePath.embed(.element(id: $0, action: $1)) }
+      if let identified {
+        return { identified.embed(.element(id: $0, action: $1)) }
       }
+      let pairs = pairs!
+      return { pairs.embed(($0, $1)) }
     }
   }
 

@@ -84,13 +84,21 @@ public struct StackState<Element> {
   /// - Returns: The position, or `nil` if no element with this id is on the stack.
   @inlinable
   public func index(id: StackElementID) -> Int? {
-    var low = 0
-    var high = ids.count
-    while low < high {
-      let middle = (low + high) / 2
-      if ids[middle] < id { low = middle + 1 } else { high = middle }
+    ids.withUnsafeBufferPointer { ids in
+      // The top element, the screen in front, is the usual target of an element action: one
+      // comparison finds it.
+      guard let top = ids.last, id <= top else { return nil }
+      if id == top { return ids.count &- 1 }
+      var low = 0
+      var high = ids.count &- 1
+      // Wrapping arithmetic: positions are far from overflowing, and a check is a branch per
+      // step.
+      while low < high {
+        let middle = (low &+ high) &>> 1
+        if ids[middle] < id { low = middle &+ 1 } else { high = middle }
+      }
+      return ids[low] == id ? low : nil
     }
-    return low < ids.count && ids[low] == id ? low : nil
   }
 
   /// The element with id `id`.

@@ -30,6 +30,24 @@ import UnidirectionalTestSupport
     #expect(stack.index(id: 3) == nil)
   }
 
+  @Test func indexByIDFindsEveryElementAndNoOtherID() {
+    var stack = StackState<Int>()
+    #expect(stack.index(id: 0) == nil)
+    for size in 1...20 {
+      stack.append(size)
+      // Gaps in the ids: every third element is removed from the middle.
+      if size % 3 == 0 { stack[id: stack.ids[stack.count / 2]] = nil }
+      for (position, id) in stack.ids.enumerated() {
+        #expect(stack.index(id: id) == position)
+      }
+      let present = Set(stack.ids)
+      for generation in 0...(size + 2) {
+        let id = StackElementID(integerLiteral: generation)
+        if !present.contains(id) { #expect(stack.index(id: id) == nil) }
+      }
+    }
+  }
+
   @Test func popFromAndPopTo() {
     var stack = StackState(["a", "b", "c", "d"])
     stack.pop(to: 1)
