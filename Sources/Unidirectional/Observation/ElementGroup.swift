@@ -147,12 +147,14 @@ extension IdentifiedArray {
   @inlinable
   static func writesReader(atOffset offset: Int) -> (UnsafeRawPointer) -> ElementWrites {
     let hashes = IDHashCache<Element.ID>()
+    // Used through an unretained reference: the closure holds `hashes`.
+    let lent = Unmanaged.passUnretained(hashes)
     return { state in
       let array = (state + offset).assumingMemoryBound(to: IdentifiedArray.self)
-      return (
-        array.pointee.writeVersion, array.pointee.previousWriteVersion,
-        array.pointee.lastWrittenID.map(hashes.hash)
-      )
+      let idHash = array.pointee.lastWrittenID.map { id in
+        withExtendedLifetime(hashes) { lent._withUnsafeGuaranteedRef { $0.hash(id) } }
+      }
+      return (array.pointee.writeVersion, array.pointee.previousWriteVersion, idHash)
     }
   }
 }
