@@ -37,8 +37,11 @@ final class ElementGroup: @unchecked Sendable {
   /// `keptIDHash`), made when two successive look-ups are for one element: successive actions
   /// often write one element (a row being edited), and a look-up hashes the key again. Kept
   /// only then, so that writes to a new element each time pay no more than one comparison.
-  /// Two fields rather than an optional pair: the probes are lent in place, not copied out.
-  @exclusivity(unchecked) private var keptProbes: [Probe] = []
+  /// The probes are kept unretained, in memory of the group's own: `probesByIDHash` holds them,
+  /// and any change to it drops the kept look-up. Lending them then takes no reference at all
+  /// (lending an array stored in the group retained the array around the loop).
+  @exclusivity(unchecked) private var keptProbes = UnsafeMutableBufferPointer<Unmanaged<Probe>>(
+    start: nil, count: 0)
   @exclusivity(unchecked) private var keptIDHash: Int?
   @exclusivity(unchecked) private var lastIDHash: Int?
 
@@ -49,6 +52,10 @@ final class ElementGroup: @unchecked Sendable {
     self.array = array
     self.readWrites = readWrites
     (version, seenPrevious, seenIDHash) = readWrites(state)
+  }
+
+  deinit {
+    keptProbes.deallocate()
   }
 
   /// Passes each probe the writes since the last call may have changed to `mayHaveChanged`,
@@ -68,7 +75,7 @@ final class ElementGroup: @unchecked Sendable {
         || (writes.previous == seenPrevious && writes.idHash == seenIDHash))
     if oneElement, let idHash = writes.idHash {
       if keptIDHash == idHash {
-        Self.lend(keptProbes, to: mayHaveChanged)
+        for probe in keptProbes { probe._withUnsafeGuaranteedRef(mayHaveChanged) }
       } else {
         Self.lend(probes(forIDHash: idHash), to: mayHaveChanged)
       }
@@ -92,7 +99,9 @@ final class ElementGroup: @unchecked Sendable {
   private func probes(forIDHash idHash: Int) -> [Probe] {
     let probes = probesByIDHash[IDHashKey(idHash)] ?? []
     if lastIDHash == idHash {
-      keptProbes = probes
+      dropKeptLookUp()
+      keptProbes = .allocate(capacity: probes.count)
+      _ = keptProbes.initialize(from: probes.lazy.map { Unmanaged.passUnretained($0) })
       keptIDHash = idHash
     }
     lastIDHash = idHash
@@ -101,7 +110,8 @@ final class ElementGroup: @unchecked Sendable {
 
   /// Drops the kept look-up: the probes changed.
   private func dropKeptLookUp() {
-    keptProbes = []
+    keptProbes.deallocate()
+    keptProbes = UnsafeMutableBufferPointer(start: nil, count: 0)
     keptIDHash = nil
   }
 
