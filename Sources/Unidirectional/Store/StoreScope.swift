@@ -150,8 +150,15 @@ final class ChildReader<RootState: Sendable, State: Sendable>: Sendable {
 
   /// Whether the child state is in `root` now, read without tracking.
   func isPresent<RootAction>(in root: Store<RootState, RootAction>) -> Bool {
-    // First: this generic code is not specialized, and what follows looks up `State?`.
     if case .required = toState { return true }
+    return isOptionalPresent(in: root)
+  }
+
+  /// `isPresent` of an optional child state. Out of line: this generic code is not specialized,
+  /// and its look-up of `State?` (about 300 instructions) was hoisted above the check for a
+  /// required child, which every send through a child store paid.
+  @inline(never)
+  private func isOptionalPresent<RootAction>(in root: Store<RootState, RootAction>) -> Bool {
     guard let offset else { return toState.current(in: root) != nil }
     return root.copyShared {
       UnsafeRawPointer($0).load(fromByteOffset: offset, as: State?.self) != nil
