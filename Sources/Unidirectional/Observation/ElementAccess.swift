@@ -108,23 +108,25 @@ class ElementAccess<Element>: @unchecked Sendable {
     }
   }
 
+  /// Makes a probe's refresh from the read of its field and the comparison of its values.
+  @usableFromInline
+  typealias RefresherMaker<Value> = (
+    _ read: FieldRead<Value>, _ isUnchanged: @escaping (Value?, Value?) -> Bool
+  ) -> (UnsafeRawPointer, ValueProbe<Value?>) -> Bool
+
   /// Reads `field`, and records the read: the probe the running observer's last run had here if
-  /// it is this read, or a new one, whose refresh `makeRefresher` makes from the read and the
-  /// comparison of values.
+  /// it is this read, or a new one, whose refresh `makeRefresher` makes.
+  ///
+  /// The predicted read, the one a re-run makes, is inlined into the caller; the rest is not, so
+  /// that the common path is a few loads.
   ///
   /// - Parameters:
   ///   - reader: The reader id in the probe's key.
   ///   - lastKnown: Where the value is read once the element is gone, if anywhere.
-  ///
-  /// The predicted read, the one a re-run makes, is inlined into the caller; the rest is not, so
-  /// that the common path is a few loads.
   @inlinable @inline(__always)
   final func record<Value>(
     _ field: KeyPath<Element, Value>, reader: UInt64, lastKnown: SpinLocked<Element>?,
-    by recorder: AccessRecorder,
-    refresher makeRefresher: (
-      _ read: FieldRead<Value>, _ isUnchanged: @escaping (Value?, Value?) -> Bool
-    ) -> (UnsafeRawPointer, ValueProbe<Value?>) -> Bool
+    by recorder: AccessRecorder, refresher makeRefresher: RefresherMaker<Value>
   ) -> Value? {
     if let predicted = recorder.predictedProbe(),
       predicted._withUnsafeGuaranteedRef({
@@ -164,10 +166,7 @@ class ElementAccess<Element>: @unchecked Sendable {
   @inlinable @inline(never)
   final func recordUnpredicted<Value>(
     _ field: KeyPath<Element, Value>, reader: UInt64, lastKnown: SpinLocked<Element>?,
-    by recorder: AccessRecorder,
-    refresher makeRefresher: (
-      _ read: FieldRead<Value>, _ isUnchanged: @escaping (Value?, Value?) -> Bool
-    ) -> (UnsafeRawPointer, ValueProbe<Value?>) -> Bool
+    by recorder: AccessRecorder, refresher makeRefresher: RefresherMaker<Value>
   ) -> Value? {
     let fieldRead = FieldRead(
       field: field, offset: MemoryLayout<Element>.offset(of: field), locate: locate,
