@@ -157,9 +157,14 @@ final class AccessRecorder: @unchecked Sendable {
   }
 
   /// Whether the current run made exactly the reads of `observer`'s last run, in order.
+  @inline(__always)
   func readsMatch(_ observer: ObserverRecord) -> Bool {
     // A run that read only as predicted ended with as many reads (see `record`).
-    if readsAsPredicted { return true }
+    readsAsPredicted || readsMatchOneByOne(observer)
+  }
+
+  /// `readsMatch` of a run that diverged from its prediction: compares the reads one by one.
+  private func readsMatchOneByOne(_ observer: ObserverRecord) -> Bool {
     guard observer.reads.count == count else { return false }
     for index in 0..<count where observer.reads[index] !== probes[index] { return false }
     return true
