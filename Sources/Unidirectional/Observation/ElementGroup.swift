@@ -132,9 +132,12 @@ final class ElementGroup: @unchecked Sendable {
   }
 }
 
-/// The hash of an element's id as a dictionary key, not hashed again: it is already `Hasher`'s
-/// output for the id (seeded per process, so ids chosen to collide cannot be made without the
-/// seed), and a second pass of `Hasher` cost as much as the first on every look-up.
+/// The hash of an element's id as a dictionary key, not run through `Hasher` again: a second
+/// pass of `Hasher` cost as much as the first on every look-up.
+///
+/// It is still mixed, cheaply: `idHash` is `Hasher`'s output (seeded per process) for most id
+/// types, but one that implements `hashValue` itself, or an `NSObject`, may give hashes whose
+/// low bits are all equal, which would put every key in one run of the table.
 struct IDHashKey: Hashable {
   let idHash: Int
 
@@ -146,9 +149,16 @@ struct IDHashKey: Hashable {
     hasher.combine(idHash)
   }
 
-  /// The hash itself, mixed with the table's seed (which only varies the order of tables).
+  /// `idHash` and the table's seed through a 64-bit finalizer (MurmurHash3's, a bijection):
+  /// every bit of the input reaches the low bits the table indexes by.
   func _rawHashValue(seed: Int) -> Int {
-    idHash ^ seed
+    var bits = UInt64(UInt(bitPattern: idHash ^ seed))
+    bits ^= bits >> 33
+    bits &*= 0xff51_afd7_ed55_8ccd
+    bits ^= bits >> 33
+    bits &*= 0xc4ce_b9fe_1a85_ec53
+    bits ^= bits >> 33
+    return Int(Int64(bitPattern: bits))
   }
 }
 
