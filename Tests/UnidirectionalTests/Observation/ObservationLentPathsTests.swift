@@ -515,11 +515,17 @@ func makeLentPairStore() -> Store<LentPairState, LentPairAction> {
     }
     for thread in threads { thread.start() }
     var value = 0
-    while finished.load(ordering: .acquiring) < threads.count {
+    // A bounded number of sends while the threads register: each send re-runs every observer
+    // registered so far, and under ThreadSanitizer the threads can be starved of the store for
+    // as long as it sends.
+    while finished.load(ordering: .acquiring) < threads.count, value < 500 {
       value += 1
       row.send(value)
       let other = value
       store.send(HashedIDRowsAction { $0.other = other })
+    }
+    while finished.load(ordering: .acquiring) < threads.count {
+      try? await Task.sleep(for: .milliseconds(5))
     }
     value += 1
     row.send(value)
