@@ -79,6 +79,16 @@ final class AccessRecorder: @unchecked Sendable {
     activeThread.load(ordering: .relaxed) == StoreGate.currentThread
   }
 
+  /// The `ThreadRecorder` of the thread that installed this recorder last (`installedOn`), kept
+  /// alive here: a store's owner is usually one thread from action to action, and finding it
+  /// through the thread-local slot costs about 40 instructions per batch of observer runs. Used
+  /// only while that thread lives (`ThreadRecorder.isAlive`): a thread made later may have the
+  /// same id.
+  @exclusivity(unchecked) private var installedOn: UInt = 0
+  @exclusivity(unchecked) private var installedOnRecorder: Unmanaged<ThreadRecorder>?
+  /// Keeps `installedOnRecorder` alive (read through `Unmanaged`: loading a reference retains).
+  @exclusivity(unchecked) private var keptThreadRecorder: ThreadRecorder?
+
   @usableFromInline
   init(store: ObjectIdentifier, isOwning: Bool, state: UnsafeMutableRawPointer? = nil) {
     self.store = store
@@ -191,7 +201,7 @@ final class AccessRecorder: @unchecked Sendable {
   /// `activeThread`) until `restore`: reads on this thread go to `self` meanwhile.
   @usableFromInline
   func install() -> Installation {
-    let slot = Self.threadRecorder
+    let slot = threadRecorderOfThisThread()
     return slot._withUnsafeGuaranteedRef { slot in
       defer { slot.current = Unmanaged.passUnretained(self) }
       let previous = slot.current
@@ -202,6 +212,23 @@ final class AccessRecorder: @unchecked Sendable {
       return Installation(
         slot: Unmanaged.passUnretained(slot), previous: previous, previousThread: previousThread)
     }
+  }
+
+  /// This thread's `ThreadRecorder`: the one kept from the last install if that was on this
+  /// thread, and the thread still lives; otherwise the slot's, kept for the next install.
+  @inline(__always)
+  private func threadRecorderOfThisThread() -> Unmanaged<ThreadRecorder> {
+    let thread = StoreGate.currentThread
+    if thread == installedOn, let kept = installedOnRecorder,
+      kept._withUnsafeGuaranteedRef({ $0.isAlive.load(ordering: .relaxed) })
+    {
+      return kept
+    }
+    let slot = Self.threadRecorder
+    installedOn = thread
+    installedOnRecorder = slot
+    keptThreadRecorder = slot.takeUnretainedValue()
+    return slot
   }
 
   /// What `restore` needs to put back the recorder `install()` replaced.
@@ -270,7 +297,12 @@ final class AccessRecorder: @unchecked Sendable {
   /// The thread-local slot that holds the current thread's `ThreadRecorder`.
   @usableFromInline
   static let slot = ThreadLocalKey { value in
-    if let value { Unmanaged<ThreadRecorder>.fromOpaque(value).release() }
+    guard let value else { return }
+    let recorder = Unmanaged<ThreadRecorder>.fromOpaque(value)
+    // Recorders that keep it (`installedOnRecorder`) must not use it for a thread made later
+    // with this thread's id.
+    recorder._withUnsafeGuaranteedRef { $0.isAlive.store(false, ordering: .relaxed) }
+    recorder.release()
   }
 }
 
@@ -279,11 +311,16 @@ final class AccessRecorder: @unchecked Sendable {
 /// a `pthread_setspecific` (about 35 instructions, twice per batch of observer runs).
 @usableFromInline
 final class ThreadRecorder: @unchecked Sendable {
-  // Safe: used only by its thread (it is reached only through a thread-local slot).
+  // Safe: `current` is used only by its thread (reached through the thread-local slot, or
+  // through a recorder that checked it is on that thread); `isAlive` is atomic.
 
   /// The recorder installed on the thread, unretained: it is alive for as long as it is
   /// installed (see `AccessRecorder.install`).
   @usableFromInline @exclusivity(unchecked) var current: Unmanaged<AccessRecorder>?
+
+  /// Whether its thread still runs: cleared when the thread exits (see `AccessRecorder.slot`).
+  /// Atomic: the recorders that keep it read it on other threads.
+  let isAlive = Atomic<Bool>(true)
 
   @usableFromInline
   init() {}
