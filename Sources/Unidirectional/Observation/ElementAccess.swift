@@ -293,7 +293,7 @@ where Element.ID: Sendable {
     // The refresher's rule counts identical bits as unchanged: it serves after any action too.
     RefreshedElementProbe(
       kind: .element, isSafe: isSafe, field: field, arrayKeyPath: array, id: id,
-      idHash: id.hashValue, reader: reader, generation: graph.generation, value: value,
+      idHash: elementIDHash(id), reader: reader, generation: graph.generation, value: value,
       read: read, isUnchanged: isUnchanged, readWrites: readWrites, refresher: refresher,
       refreshesAfterAnyAction: true)
   }

@@ -203,7 +203,7 @@ func makeElementProbe<State, Element: Identifiable, Value>(
   }
   return RefreshedElementProbe(
     kind: kind, isSafe: arrayOffset != nil && fieldOffset != nil, field: field,
-    arrayKeyPath: array, id: id, idHash: id.hashValue, reader: reader, generation: generation,
+    arrayKeyPath: array, id: id, idHash: elementIDHash(id), reader: reader, generation: generation,
     value: value, read: read,
     isUnchanged: isUnchanged,
     readWrites: IdentifiedArray<Element>.writesReader(atOffset: arrayOffset ?? 0),

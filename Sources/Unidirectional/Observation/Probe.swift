@@ -245,7 +245,7 @@ class ValueProbe<Value>: Probe, @unchecked Sendable {
 @usableFromInline
 class ElementProbe<ID: Hashable, Value>: ValueProbe<Value?>, @unchecked Sendable {
   @usableFromInline final let id: ID
-  /// `id.hashValue`, computed where `ID` is known.
+  /// `elementIDHash(id)`, computed where `ID` is known.
   final let idHash: Int
   /// Reads the write record of the probe's array from a state.
   final let readWrites: (UnsafeRawPointer) -> ElementWrites

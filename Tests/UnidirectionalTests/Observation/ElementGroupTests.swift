@@ -24,4 +24,20 @@ import Testing
       #expect(IDHashKey(hash)._rawHashValue(seed: 7) == IDHashKey(hash)._rawHashValue(seed: 7))
     }
   }
+
+  /// Integer ids are filed under their own bits (no `Hasher`), every other id under its
+  /// `hashValue`: equal ids must get equal hashes either way, and consecutive integer ids, the
+  /// common case, must still spread over the table once the group mixes them.
+  @Test func integerIDsAreFiledUnderTheirBitsAndOthersUnderTheirHash() {
+    #expect(elementIDHash(42) == 42)
+    #expect(elementIDHash(-1 as Int64) == -1)
+    #expect(elementIDHash(UInt32.max) == Int(UInt32.max))
+    #expect(elementIDHash(Int32(-1)) == elementIDHash(Int32(-1)))
+    #expect(elementIDHash("row") == "row".hashValue)
+    let buckets = 1_024
+    let used = Set(
+      (0..<buckets).map { IDHashKey(elementIDHash($0))._rawHashValue(seed: 0x5eed) & (buckets - 1) }
+    )
+    #expect(used.count > 550, "\(used.count) buckets used")
+  }
 }
