@@ -135,9 +135,9 @@ final class ElementGroup: @unchecked Sendable {
 /// The hash of an element's id as a dictionary key, not run through `Hasher` again: a second
 /// pass of `Hasher` cost as much as the first on every look-up.
 ///
-/// It is still mixed, cheaply: `idHash` is `Hasher`'s output (seeded per process) for most id
-/// types, but one that implements `hashValue` itself, or an `NSObject`, may give hashes whose
-/// low bits are all equal, which would put every key in one run of the table.
+/// It is still mixed, cheaply: `idHash` is an integer id's own bits (see `elementIDHash`), or
+/// `hashValue`, which a type that implements it itself, or an `NSObject`, may give with low
+/// bits all equal; unmixed, such keys would all fall in one run of the table.
 struct IDHashKey: Hashable {
   let idHash: Int
 
