@@ -318,7 +318,9 @@ struct EnumLayout: @unchecked Sendable {
   /// - Precondition: `Root` is the type this layout was read from.
   @inlinable @inline(__always)
   func tag<Root>(of value: Root) -> Int {
-    withUnsafePointer(to: value) { Int(getEnumTag(UnsafeRawPointer($0), metadata)) }
+    // Unprotected: the pointer is read by the enum's own tag function alone, and a protected
+    // address gives every reducer that inlines this a stack-protector check.
+    _withUnprotectedUnsafePointer(to: value) { Int(getEnumTag(UnsafeRawPointer($0), metadata)) }
   }
 
   /// A copy of the payload of `value`, whose case has tag `tag`.
@@ -326,7 +328,8 @@ struct EnumLayout: @unchecked Sendable {
   /// - Precondition: `cases[tag].payloadType` is laid out as `Value`.
   @inlinable
   func payload<Root, Value>(of value: Root, tag: Int, as _: Value.Type) -> Value {
-    withUnsafeTemporaryAllocation(of: Root.self, capacity: 1) { buffer in
+    // Unprotected: written and read here and by the enum's own projection function alone.
+    _withUnprotectedUnsafeTemporaryAllocation(of: Root.self, capacity: 1) { buffer in
       let storage = UnsafeMutableRawPointer(buffer.baseAddress!)
       buffer.baseAddress!.initialize(to: value)
       // Clears the tag bits: the storage now holds the payload (or its box), not a `Root`.

@@ -12,13 +12,16 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
   // reached with pointer arithmetic rather than the key path runtime, on every action.
   @usableFromInline let elementsOffset: Int?
   @usableFromInline let toElementAction: ElementRoute
-  @usableFromInline let parent: Parent
-  @usableFromInline let element: Element
   // Static: a `body` makes its reducers anew for every action, and a `String` made from the
   // file's name would be an allocation each time.
   @usableFromInline let fileID: StaticString
   @usableFromInline let line: UInt
   @usableFromInline let addressOnly = AddressOnly()
+  // Last: fields of generic types, whose offsets the generic value witnesses (which destroy a
+  // `body`'s reducers after every action) compute from metadata; the fields above them have
+  // fixed offsets.
+  @usableFromInline let parent: Parent
+  @usableFromInline let element: Element
 
   @inlinable
   init(

@@ -26,12 +26,15 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
   /// property: the common case, taken without looking into `state`.
   @usableFromInline let stateOffset: Int?
   @usableFromInline let action: CasePath<ParentAction, Child.Action>
-  @usableFromInline let child: Child
   // Static: a `body` makes its reducers anew for every action, and a `String` made from the
   // file's name would be an allocation each time.
   @usableFromInline let fileID: StaticString
   @usableFromInline let line: UInt
   @usableFromInline let addressOnly = AddressOnly()
+  // Last: fields of generic types, whose offsets the generic value witnesses (which destroy a
+  // `body`'s reducers after every action) compute from metadata; the fields above them have
+  // fixed offsets.
+  @usableFromInline let child: Child
 
   /// Scopes to a child state stored at a key path.
   ///

@@ -6,13 +6,16 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
     WritableKeyPath<Parent.State, PresentationState<Destination.State>>
   @usableFromInline let toPresentationAction:
     CasePath<Parent.Action, PresentationAction<Destination.Action>>
-  @usableFromInline let parent: Parent
-  @usableFromInline let destination: Destination
   // Static: a `body` makes its reducers anew for every action, and a `String` made from the
   // file's name would be an allocation each time.
   @usableFromInline let fileID: StaticString
   @usableFromInline let line: UInt
   @usableFromInline let addressOnly = AddressOnly()
+  // Last: fields of generic types, whose offsets the generic value witnesses (which destroy a
+  // `body`'s reducers after every action) compute from metadata; the fields above them have
+  // fixed offsets.
+  @usableFromInline let parent: Parent
+  @usableFromInline let destination: Destination
 
   @inlinable
   init(

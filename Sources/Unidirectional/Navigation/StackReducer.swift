@@ -9,13 +9,16 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
   @usableFromInline let stackOffset: Int?
   @usableFromInline let toStackAction:
     CasePath<Parent.Action, StackAction<Destination.State, Destination.Action>>
-  @usableFromInline let parent: Parent
-  @usableFromInline let destination: Destination
   // Static: a `body` makes its reducers anew for every action, and a `String` made from the
   // file's name would be an allocation each time.
   @usableFromInline let fileID: StaticString
   @usableFromInline let line: UInt
   @usableFromInline let addressOnly = AddressOnly()
+  // Last: fields of generic types, whose offsets the generic value witnesses (which destroy a
+  // `body`'s reducers after every action) compute from metadata; the fields above them have
+  // fixed offsets.
+  @usableFromInline let parent: Parent
+  @usableFromInline let destination: Destination
 
   @inlinable
   init(
@@ -46,11 +49,32 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
   @inlinable @inline(__always)
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
   {
+    // The ids are held to tell which elements were popped, if any were: when they are
+    // consecutive (a stack only pushed onto, the usual case), by the lowest and the highest,
+    // without the reference to the array (and its release) that other ids take.
+    guard let idsBefore = consecutiveIDs(in: &state) else {
+      return reduceHoldingIDs(into: &state, action: action)
+    }
+    return reduce(into: &state, action: action, idsBefore: idsBefore)
+  }
+
+  /// ``reduce(into:action:)`` for a stack whose ids are not consecutive, or that is not a
+  /// stored property: the ids are held by a reference to the array.
+  @inlinable @inline(never)
+  func reduceHoldingIDs(into state: inout Parent.State, action: Parent.Action)
+    -> Effect<Parent.Action>
+  {
+    // One reference: comparing the membership afterwards needs no second one.
+    reduce(into: &state, action: action, idsBefore: ids(in: &state))
+  }
+
+  /// ``reduce(into:action:)``, with the stack's ids before the action.
+  @inlinable @inline(__always)
+  func reduce<IDs: StackIDsBefore>(
+    into state: inout Parent.State, action: Parent.Action, idsBefore: IDs
+  ) -> Effect<Parent.Action> {
     let stackAction = toStackAction.extract(action)
     let membershipBefore = membership(in: &state)
-    // Held to tell which elements were popped, if any were. One reference: comparing the
-    // membership afterwards needs no second one.
-    let idsBefore = ids(in: &state)
     var elementEffect = Effect<Parent.Action>.none
     switch stackAction {
     case .element(let id, let elementAction)?:
@@ -78,7 +102,7 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
     let stackAfter = state[keyPath: toStack]
     return cancellingPopped(
       elementEffect, parentEffect, identityBefore: membershipBefore.identity,
-      idsBefore: idsBefore, identityAfter: stackAfter.identity, idsAfter: stackAfter.ids)
+      idsBefore: idsBefore.all, identityAfter: stackAfter.identity, idsAfter: stackAfter.ids)
   }
 
   // The accessors below read a stored stack by address, inlined in `reduce`; the way through the
@@ -91,6 +115,16 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
     guard let stackOffset else { return idsThroughKeyPath(in: state) }
     return UnsafeMutableRawPointer(state).advanced(by: stackOffset)
       .assumingMemoryBound(to: StackState<Destination.State>.self).pointee.ids
+  }
+
+  /// The ids of the stack in the parent state at `state` if they are consecutive and the stack
+  /// is a stored property; `nil` otherwise.
+  @inlinable @inline(__always)
+  func consecutiveIDs(in state: UnsafeMutablePointer<Parent.State>) -> ConsecutiveStackIDs? {
+    guard let stackOffset else { return nil }
+    return ConsecutiveStackIDs(
+      UnsafeMutableRawPointer(state).advanced(by: stackOffset)
+        .assumingMemoryBound(to: StackState<Destination.State>.self))
   }
 
   /// ``ids(in:)`` for a stack that is not a stored property.
@@ -222,6 +256,53 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
     let keyPath: AnyKeyPath
     let stack: UInt64
     let id: StackElementID
+  }
+}
+
+/// The ids of a stack before an action, which its reducer compares with those after.
+@usableFromInline
+protocol StackIDsBefore {
+  /// Whether `id` is one of the ids.
+  func contains(_ id: StackElementID) -> Bool
+  /// The ids, in increasing order.
+  var all: [StackElementID] { get }
+}
+
+extension Array: StackIDsBefore where Element == StackElementID {
+  @usableFromInline var all: [StackElementID] { self }
+}
+
+/// Consecutive ids of a stack, told by the lowest and the highest.
+@usableFromInline
+struct ConsecutiveStackIDs: StackIDsBefore {
+  @usableFromInline let low: Int
+  /// Below `low` for no ids.
+  @usableFromInline let high: Int
+
+  /// The ids of `stack`, or `nil` if they are not consecutive.
+  @inlinable @inline(__always)
+  init?<Element>(_ stack: UnsafeMutablePointer<StackState<Element>>) {
+    // Read in place: a copy of the array would be a reference.
+    let count = stack.pointee.ids.count
+    guard count > 0 else {
+      (low, high) = (0, -1)
+      return
+    }
+    low = stack.pointee.ids[0].generation
+    high = stack.pointee.ids[count &- 1].generation
+    // A stack's ids strictly increase: `count` of them span `count` values only if they are
+    // every value between the lowest and the highest.
+    guard high &- low == count &- 1 else { return nil }
+  }
+
+  @usableFromInline
+  func contains(_ id: StackElementID) -> Bool {
+    low <= id.generation && id.generation <= high
+  }
+
+  @usableFromInline
+  var all: [StackElementID] {
+    (low..<high &+ 1).map { StackElementID(generation: $0) }
   }
 }
 

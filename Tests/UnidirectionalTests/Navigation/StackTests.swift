@@ -210,6 +210,34 @@ import UnidirectionalTestSupport
     #expect(issues.values.allSatisfy { $0.contains("the stack element with id #2 was absent") })
   }
 
+  /// The stack's reducer tells consecutive ids by the lowest and the highest: ids with a gap
+  /// are not taken for a run, so the gap's ids stay missing.
+  @Test func aPopFromForAnIDInAGapOfTheStacksIDsIsReportedAndIgnored() {
+    let store = makeStore()
+    store.send(.popLast)
+    store.send(.push(4))  // #0 #1 #3
+    store.send(.path(.popFrom(id: 2)))
+    #expect(store.path.ids == [0, 1, 3])
+    #expect(issues.values.count == 1)
+    #expect(issues.values.first?.contains("the stack element with id #2 was absent") == true)
+  }
+
+  /// Elements a parent pops from a stack whose ids have gaps have their effects cancelled, and
+  /// the others keep theirs, as for consecutive ids.
+  @Test func aParentPopFromAStackWithGapsCancelsOnlyThePoppedElementsEffects() async {
+    let store = makeStore()
+    store.send(.popLast)
+    store.send(.push(4))  // #0 #1 #3
+    let below = store.send(.path(.element(id: 1, action: .waitThenTick)))
+    let top = store.send(.path(.element(id: 3, action: .workUntilCancelled)))
+    store.send(.popLast)
+    await top.finish()
+    #expect(log.values == ["screen 4 cancelled"])
+    gate.open()
+    await below.finish()
+    #expect(store.path[id: 1]?.count == 1)
+  }
+
   @Test func twoStacksKeepTheirElementsEffectsApart() async {
     let store = makeStore(path: [1, 2])
     let inOther = store.send(.other(.element(id: 1, action: .waitThenTick)))
