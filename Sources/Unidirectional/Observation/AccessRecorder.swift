@@ -85,6 +85,9 @@ final class AccessRecorder: @unchecked Sendable {
   /// only while that thread lives (`ThreadRecorder.isAlive`): a thread made later may have the
   /// same id.
   @exclusivity(unchecked) private var installedOn: UInt = 0
+  /// `forkGeneration` when `installedOnRecorder` was kept: a child of a `fork` has the ids of
+  /// the parent's threads, which never exit there (see `forkGeneration`).
+  @exclusivity(unchecked) private var installedInGeneration: UInt = 0
   @exclusivity(unchecked) private var installedOnRecorder: Unmanaged<ThreadRecorder>?
   /// Keeps `installedOnRecorder` alive (read through `Unmanaged`: loading a reference retains).
   @exclusivity(unchecked) private var keptThreadRecorder: ThreadRecorder?
@@ -219,13 +222,15 @@ final class AccessRecorder: @unchecked Sendable {
   @inline(__always)
   private func threadRecorderOfThisThread() -> Unmanaged<ThreadRecorder> {
     let thread = StoreGate.currentThread
-    if thread == installedOn, let kept = installedOnRecorder,
+    let generation = Self.forkGeneration.load(ordering: .relaxed)
+    if thread == installedOn, generation == installedInGeneration, let kept = installedOnRecorder,
       kept._withUnsafeGuaranteedRef({ $0.isAlive.load(ordering: .relaxed) })
     {
       return kept
     }
     let slot = Self.threadRecorder
     installedOn = thread
+    installedInGeneration = generation
     installedOnRecorder = slot
     keptThreadRecorder = slot.takeUnretainedValue()
     return slot
@@ -255,6 +260,8 @@ final class AccessRecorder: @unchecked Sendable {
   @usableFromInline
   static var threadRecorder: Unmanaged<ThreadRecorder> {
     if let slot = slot.value { return Unmanaged.fromOpaque(slot) }
+    // Before any recorder keeps a thread recorder: they are all made here.
+    Self.watchForks
     // Released when the thread exits (the slot's destructor).
     let made = Unmanaged.passRetained(ThreadRecorder())
     slot.set(made.toOpaque())
@@ -293,6 +300,17 @@ final class AccessRecorder: @unchecked Sendable {
     precondition(!readsAsPredicted, "Unidirectional: the run's reads are the observer's")
     return probes[0..<count]
   }
+
+  /// Counts the `fork`s this process is the child of. A child runs only the thread that forked;
+  /// the parent's other threads never exit in it, so their `ThreadRecorder`s stay alive, and
+  /// the child's new threads get their stacks, and so their ids: a thread recorder kept before
+  /// a fork (`installedOnRecorder`) must not serve after it.
+  static let forkGeneration = Atomic<UInt>(0)
+
+  /// Registers the handler that counts forks (`forkGeneration`), once.
+  private static let watchForks: Void = {
+    pthread_atfork(nil, nil) { AccessRecorder.forkGeneration.add(1, ordering: .relaxed) }
+  }()
 
   /// The thread-local slot that holds the current thread's `ThreadRecorder`.
   @usableFromInline
