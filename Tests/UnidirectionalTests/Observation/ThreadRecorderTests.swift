@@ -12,14 +12,14 @@ import UnidirectionalTestSupport
   import Darwin
 #endif
 
-/// Review of the thread recorder a recorder keeps (`AccessRecorder.installedOnRecorder`): the
+/// The thread recorder a recorder keeps (`AccessRecorder.installedOnRecorder`): the
 /// owner of a store moving between live threads, nested installs (an observer of one store that
 /// sends to another, an observer that registers another), threads that exit, and what the kept
 /// recorder keeps alive.
 ///
 /// The observers make reads that their last run did not make: such reads go through the
 /// thread-local slot, so they are lost if an install put the recorder in another thread's slot.
-@Suite struct Review27ThreadRecorderTests {
+@Suite struct ThreadRecorderTests {
   /// The observer's reads for a count: `count`, then `other` if `count % 3 == 0`, `flag` if
   /// `count % 3 == 1`.
   private static func observeConditionally(_ store: EdgeStore, runs: RunCount)

@@ -11,12 +11,12 @@ import UnidirectionalTestSupport
   import Darwin
 #endif
 
-/// Review of the thread recorder a recorder keeps, across `fork`: in the child only the forking
+/// The thread recorder a recorder keeps, across `fork`: in the child only the forking
 /// thread runs, but the threads of the parent never exited there, so their thread recorders still
 /// say they are alive. glibc hands the stacks of those threads to the child's new threads, which
 /// then have the ids of the parent's: a store whose owner was such a thread must not use its
 /// thread recorder for the new one.
-@Suite struct Review27ForkTests {
+@Suite struct ThreadRecorderForkTests {
   /// What the child process found, as its exit status.
   enum Outcome: Int32 {
     case recorded = 0
@@ -66,7 +66,7 @@ import UnidirectionalTestSupport
         outcome != .lostTheNewRead,
         "a thread of the child with a parent thread's id lost its run's new read")
       if outcome != .recorded && outcome != .lostTheNewRead {
-        print("Review27ForkTests: inconclusive (status \(status))")
+        print("ThreadRecorderForkTests: inconclusive (status \(status))")
       }
       withExtendedLifetime(token) {}
     }

@@ -2,10 +2,10 @@ import Testing
 
 @testable import Unidirectional
 
-/// Review of `AddressOnly` holding `(any Sendable)? = nil`: it must still make the reducers that
+/// `AddressOnly` holding `(any Sendable)? = nil`: it must still make the reducers that
 /// hold it address-only (not a plain value the compiler moves through registers), at the size
 /// it had.
-@Suite struct Review27AddressOnlyTests {
+@Suite struct AddressOnlyTests {
   /// A trivial (POD) type is loadable: the field would no longer make its holder address-only.
   /// Its size is an existential container's, as with `any Sendable = ()`.
   @Test func theFieldIsStillAnExistentialContainerThatIsNotTrivial() {

@@ -4,10 +4,10 @@ import Testing
 import Unidirectional
 import UnidirectionalTestSupport
 
-/// Review of how element probes are filed by id (`elementIDHash`): integer ids under their own
+/// How element probes are filed by id (`elementIDHash`): integer ids under their own
 /// bits, other ids under `hashValue`. Every filing site and the array's write record must agree,
 /// for every id type, or an observer of one row misses its row's writes.
-@Suite struct Review27ElementIDTests {
+@Suite struct ElementIDHashTests {
   /// Rows 0..<ids.count, observed by field through the root store and through element stores;
   /// each row written, removed and put back in turn: exactly its observers re-run each time.
   @Test func everyIDTypeRerunsExactlyTheObserversOfTheRowWritten() {
@@ -20,9 +20,9 @@ import UnidirectionalTestSupport
     check([0, 1, -1, 255] as [Int16])
     check(["", "a", "b", "row 7"])
     check([UUID(), UUID(), UUID()])
-    check([Review27CollidingID(1), Review27CollidingID(2), Review27CollidingID(3)])
-    check([Review27LooseID(1), Review27LooseID(2), Review27LooseID(-3)])
-    check([Review27Kind.a, .b(1), .b(2), .c("x")])
+    check([ElementIDHashCollidingID(1), ElementIDHashCollidingID(2), ElementIDHashCollidingID(3)])
+    check([ElementIDHashLooseID(1), ElementIDHashLooseID(2), ElementIDHashLooseID(-3)])
+    check([ElementIDHashKind.a, .b(1), .b(2), .c("x")])
   }
 
   /// Thousands of rows, a few dozen observed: writing one row re-runs only its observers.
@@ -30,7 +30,7 @@ import UnidirectionalTestSupport
     var rng = SplitMix64(seed: 27)
     let ids = (0..<3_000).map { $0 * 7 - 10_000 }
     let observed = (0..<40).map { _ in ids[Int(rng.next() % UInt64(ids.count))] }
-    let harness = Review27Harness(ids: ids, observed: Array(Set(observed)))
+    let harness = ElementIDHashHarness(ids: ids, observed: Array(Set(observed)))
     for _ in 0..<60 {
       let id = observed[Int(rng.next() % UInt64(observed.count))]
       #expect(harness.write(id) == [id], "write \(id)")
@@ -45,10 +45,10 @@ import UnidirectionalTestSupport
   /// groups): a write to one array's row re-runs only the observers of that array's row.
   @Test func equalBitsInArraysOfDifferentIDTypesDoNotMix() {
     let store = Store(
-      initialState: Review27TwoArrays(
-        signed: IdentifiedArray(uniqueElements: [-1, 5].map { Review27Row(id: Int32($0)) }),
-        unsigned: IdentifiedArray(uniqueElements: [UInt32.max, 5].map { Review27Row(id: $0) })),
-      reducer: Reduce<Review27TwoArrays, Review27TwoArraysAction> { state, action in
+      initialState: ElementIDHashTwoArrays(
+        signed: IdentifiedArray(uniqueElements: [-1, 5].map { ElementIDHashRow(id: Int32($0)) }),
+        unsigned: IdentifiedArray(uniqueElements: [UInt32.max, 5].map { ElementIDHashRow(id: $0) })),
+      reducer: Reduce<ElementIDHashTwoArrays, ElementIDHashTwoArraysAction> { state, action in
         action.apply(&state)
         return .none
       })
@@ -68,9 +68,9 @@ import UnidirectionalTestSupport
           log.withLock { $0.append("unsigned \(id): \(value.map(String.init) ?? "nil")") }
         })
     }
-    func send(_ apply: @escaping @Sendable (inout Review27TwoArrays) -> Void) -> [String] {
+    func send(_ apply: @escaping @Sendable (inout ElementIDHashTwoArrays) -> Void) -> [String] {
       log.withLock { $0 = [] }
-      store.send(Review27TwoArraysAction(apply: apply))
+      store.send(ElementIDHashTwoArraysAction(apply: apply))
       return log.withLock { $0 }
     }
     #expect(send { $0.unsigned[id: UInt32.max]?.value = 1 } == ["unsigned \(UInt32.max): 1"])
@@ -88,7 +88,7 @@ import UnidirectionalTestSupport
   private func check<ID: Hashable & Sendable>(
     _ ids: [ID], sourceLocation: SourceLocation = #_sourceLocation
   ) {
-    let harness = Review27Harness(ids: ids, observed: ids)
+    let harness = ElementIDHashHarness(ids: ids, observed: ids)
     for round in 0..<2 {
       for id in ids {
         #expect(
@@ -101,7 +101,7 @@ import UnidirectionalTestSupport
     }
     // Element stores keep their row's last state once it is removed: removals are checked
     // through the root store only.
-    let removing = Review27Harness(ids: ids, observed: ids, withElementStores: false)
+    let removing = ElementIDHashHarness(ids: ids, observed: ids, withElementStores: false)
     for round in 0..<2 {
       for id in ids.reversed() {
         #expect(
@@ -123,19 +123,19 @@ import UnidirectionalTestSupport
 /// A store of rows with ids `ids`; an observer of `value` per observed row through the root
 /// store, and one through an element store. `write` and the others return the ids whose
 /// observers re-ran, once per id if both kinds agree (else the test sees a mismatch).
-final class Review27Harness<ID: Hashable & Sendable>: @unchecked Sendable {
-  let store: Store<Review27Rows<ID>, Review27RowsAction<ID>>
-  let byRoot = Review27IDLog<ID>()
-  let byChild = Review27IDLog<ID>()
+final class ElementIDHashHarness<ID: Hashable & Sendable>: @unchecked Sendable {
+  let store: Store<ElementIDHashRows<ID>, ElementIDHashRowsAction<ID>>
+  let byRoot = ElementIDHashIDLog<ID>()
+  let byChild = ElementIDHashIDLog<ID>()
   var tokens: [ObservationToken] = []
-  var children: [Store<Review27Row<ID>, Int>] = []
+  var children: [Store<ElementIDHashRow<ID>, Int>] = []
   var next = 1
 
   init(ids: [ID], observed: [ID], withElementStores: Bool = true) {
     store = Store(
-      initialState: Review27Rows(
-        rows: IdentifiedArray(uniqueElements: ids.map { Review27Row(id: $0) })),
-      reducer: Reduce<Review27Rows<ID>, Review27RowsAction<ID>> { state, action in
+      initialState: ElementIDHashRows(
+        rows: IdentifiedArray(uniqueElements: ids.map { ElementIDHashRow(id: $0) })),
+      reducer: Reduce<ElementIDHashRows<ID>, ElementIDHashRowsAction<ID>> { state, action in
         action.apply(&state)
         return .none
       })
@@ -149,7 +149,7 @@ final class Review27Harness<ID: Hashable & Sendable>: @unchecked Sendable {
         })
       guard withElementStores else { continue }
       let child = store.scope(state: \.rows, id: id) { value in
-        Review27RowsAction { $0.rows[id: id]?.value = value }
+        ElementIDHashRowsAction { $0.rows[id: id]?.value = value }
       }
       if let child {
         children.append(child)
@@ -164,10 +164,10 @@ final class Review27Harness<ID: Hashable & Sendable>: @unchecked Sendable {
     #expect(children.count == (withElementStores ? observed.count : 0))
   }
 
-  private func sent(_ apply: @escaping @Sendable (inout Review27Rows<ID>) -> Void) -> [ID] {
+  private func sent(_ apply: @escaping @Sendable (inout ElementIDHashRows<ID>) -> Void) -> [ID] {
     byRoot.clear()
     byChild.clear()
-    store.send(Review27RowsAction(apply: apply))
+    store.send(ElementIDHashRowsAction(apply: apply))
     let root = byRoot.values
     let child = byChild.values
     if !children.isEmpty { #expect(root == child, "root store and element stores disagree") }
@@ -184,7 +184,7 @@ final class Review27Harness<ID: Hashable & Sendable>: @unchecked Sendable {
     next += 1
     let value = next
     let removed = sent { $0.rows[id: id] = nil }
-    let back = sent { $0.rows.append(Review27Row(id: id, value: value)) }
+    let back = sent { $0.rows.append(ElementIDHashRow(id: id, value: value)) }
     return removed + back
   }
 
@@ -198,37 +198,37 @@ final class Review27Harness<ID: Hashable & Sendable>: @unchecked Sendable {
 }
 
 /// The ids whose observers ran.
-final class Review27IDLog<ID: Sendable>: Sendable {
+final class ElementIDHashIDLog<ID: Sendable>: Sendable {
   private let ids = Mutex<[ID]>([])
   var values: [ID] { ids.withLock { $0 } }
   func append(_ id: ID) { ids.withLock { $0.append(id) } }
   func clear() { ids.withLock { $0 = [] } }
 }
 
-struct Review27Row<ID: Hashable & Sendable>: Identifiable, Equatable, Sendable {
+struct ElementIDHashRow<ID: Hashable & Sendable>: Identifiable, Equatable, Sendable {
   let id: ID
   var value = 0
 }
 
-struct Review27Rows<ID: Hashable & Sendable>: Sendable {
-  var rows: IdentifiedArray<Review27Row<ID>>
+struct ElementIDHashRows<ID: Hashable & Sendable>: Sendable {
+  var rows: IdentifiedArray<ElementIDHashRow<ID>>
 }
 
-struct Review27RowsAction<ID: Hashable & Sendable>: Sendable {
-  let apply: @Sendable (inout Review27Rows<ID>) -> Void
+struct ElementIDHashRowsAction<ID: Hashable & Sendable>: Sendable {
+  let apply: @Sendable (inout ElementIDHashRows<ID>) -> Void
 }
 
-struct Review27TwoArrays: Sendable {
-  var signed: IdentifiedArray<Review27Row<Int32>>
-  var unsigned: IdentifiedArray<Review27Row<UInt32>>
+struct ElementIDHashTwoArrays: Sendable {
+  var signed: IdentifiedArray<ElementIDHashRow<Int32>>
+  var unsigned: IdentifiedArray<ElementIDHashRow<UInt32>>
 }
 
-struct Review27TwoArraysAction: Sendable {
-  let apply: @Sendable (inout Review27TwoArrays) -> Void
+struct ElementIDHashTwoArraysAction: Sendable {
+  let apply: @Sendable (inout ElementIDHashTwoArrays) -> Void
 }
 
 /// Every id has one hash: the group files them all together.
-struct Review27CollidingID: Hashable, Sendable, CustomStringConvertible {
+struct ElementIDHashCollidingID: Hashable, Sendable, CustomStringConvertible {
   let raw: Int
   init(_ raw: Int) { self.raw = raw }
   func hash(into hasher: inout Hasher) {}
@@ -236,7 +236,7 @@ struct Review27CollidingID: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// `==` ignores the sign, and the hash agrees: a custom `==` that does not compare bits.
-struct Review27LooseID: Hashable, Sendable, CustomStringConvertible {
+struct ElementIDHashLooseID: Hashable, Sendable, CustomStringConvertible {
   let raw: Int
   init(_ raw: Int) { self.raw = raw }
   static func == (lhs: Self, rhs: Self) -> Bool { abs(lhs.raw) == abs(rhs.raw) }
@@ -244,7 +244,7 @@ struct Review27LooseID: Hashable, Sendable, CustomStringConvertible {
   var description: String { "L\(raw)" }
 }
 
-enum Review27Kind: Hashable, Sendable {
+enum ElementIDHashKind: Hashable, Sendable {
   case a
   case b(Int)
   case c(String)
