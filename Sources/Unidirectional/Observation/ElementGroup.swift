@@ -186,10 +186,11 @@ extension IdentifiedArray {
 @inlinable @inline(__always)
 func elementIDHash<ID: Hashable>(_ id: ID) -> Int {
   // Each test folds to a constant where `ID` is known.
-  if ID.self == Int.self || ID.self == UInt.self || ID.self == Int64.self
-    || ID.self == UInt64.self
-  {
+  if ID.self == Int.self || ID.self == UInt.self {
     return unsafeBitCast(id, to: Int.self)
+  }
+  if ID.self == Int64.self || ID.self == UInt64.self {
+    return Int(truncatingIfNeeded: unsafeBitCast(id, to: UInt64.self))
   }
   if ID.self == Int32.self || ID.self == UInt32.self {
     return Int(unsafeBitCast(id, to: UInt32.self))
