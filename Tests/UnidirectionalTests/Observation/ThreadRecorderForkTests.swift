@@ -39,7 +39,7 @@ import UnidirectionalTestSupport
       let parentID = Atomic<UInt>(0)
       let release = Atomic<Bool>(false)
       let ran = Atomic<Bool>(false)
-      let parent = startThread {
+      let parent = startJoinableThread {
         parentID.store(currentThreadID(), ordering: .relaxed)
         store.send(EdgeAction { $0.count = 2 })
         ran.store(true, ordering: .releasing)
@@ -55,7 +55,7 @@ import UnidirectionalTestSupport
         _exit(Self.childRun(store: store, runs: runs, wanted: wanted).rawValue)
       }
       release.store(true, ordering: .releasing)
-      pthread_join(parent, nil)
+      joinThread(parent)
       var status: Int32 = 0
       waitpid(child, &status, 0)
       // Killed (a lock another test held at the fork, or a sanitizer that stops forked
@@ -80,7 +80,7 @@ import UnidirectionalTestSupport
     var threads: [pthread_t] = []
     for _ in 0..<16 {
       threads.append(
-        startThread {
+        startJoinableThread {
           guard currentThreadID() == wanted else {
             if found.load(ordering: .acquiring) < 0 {
               _ = found.compareExchange(expected: -1, desired: -2, ordering: .acquiringAndReleasing)
@@ -101,7 +101,7 @@ import UnidirectionalTestSupport
       found.store(-1, ordering: .releasing)
     }
     done.store(true, ordering: .releasing)
-    for thread in threads { pthread_join(thread, nil) }
+    threads.forEach(joinThread)
     let result = found.load(ordering: .acquiring)
     return result >= 0 ? Outcome(rawValue: result)! : .noThreadWithTheID
   }
@@ -112,29 +112,4 @@ private final class RunCounter: Sendable {
   private let count = Atomic<Int>(0)
   var value: Int { count.load(ordering: .acquiring) }
   func add() { count.add(1, ordering: .acquiringAndReleasing) }
-}
-
-private func currentThreadID() -> UInt {
-  #if canImport(Darwin)
-    UInt(bitPattern: pthread_self())
-  #else
-    UInt(pthread_self())
-  #endif
-}
-
-/// Starts a thread running `body`; join it with `pthread_join`.
-private func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t {
-  final class Context: Sendable {
-    let body: @Sendable () -> Void
-    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-  }
-  var thread = pthread_t()
-  let status = pthread_create(
-    &thread, nil,
-    { raw in
-      Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue().body()
-      return nil
-    }, Unmanaged.passRetained(Context(body)).toOpaque())
-  precondition(status == 0, "pthread_create failed (\(status))")
-  return thread
 }

@@ -3,14 +3,6 @@ import Testing
 import Unidirectional
 import UnidirectionalTestSupport
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 @Suite struct ThreadRecorderReuseTests {
   /// A store keeps the thread recorder of the thread that ran its observers last, to skip the
   /// thread-local slot next time. A thread made after that one exited often gets its id: the
@@ -29,9 +21,9 @@ import UnidirectionalTestSupport
         runs.withLock { $0 += 1 }
       }
       // The first thread runs the observer (an even count: `count` alone), and exits.
-      let first = runJoined { store.send(EdgeAction { $0.count = 2 }) }
+      let first = runOnJoinedThread { store.send(EdgeAction { $0.count = 2 }) }
       // The second reads `other` for the first time, in a re-run on the owner's thread.
-      let second = runJoined { store.send(EdgeAction { $0.count = 3 }) }
+      let second = runOnJoinedThread { store.send(EdgeAction { $0.count = 3 }) }
       sawReusedID = first == second
       let before = runs.withLock { $0 }
       store.send(EdgeAction { $0.other = 7 })
@@ -40,36 +32,5 @@ import UnidirectionalTestSupport
     }
     // Without a reused id the rounds above test nothing new (glibc reuses a joined thread's).
     #expect(sawReusedID)
-  }
-
-  /// Runs `body` on a new thread, waits for it to exit, and returns the thread's id.
-  private func runJoined(_ body: @escaping @Sendable () -> Void) -> UInt {
-    final class Context: Sendable {
-      let body: @Sendable () -> Void
-      let id = Atomic<UInt>(0)
-      init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-    }
-    let context = Context(body)
-    var thread = pthread_t()
-    let status = pthread_create(
-      &thread, nil,
-      { raw in
-        let context = Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue()
-        context.id.store(Self.currentThreadID(), ordering: .relaxed)
-        context.body()
-        return nil
-      }, Unmanaged.passRetained(context).toOpaque())
-    precondition(status == 0, "pthread_create failed (\(status))")
-    pthread_join(thread, nil)
-    return context.id.load(ordering: .relaxed)
-  }
-
-  /// The id of the current thread (`pthread_self`), as a number.
-  private static func currentThreadID() -> UInt {
-    #if canImport(Darwin)
-      UInt(bitPattern: pthread_self())
-    #else
-      UInt(pthread_self())
-    #endif
   }
 }

@@ -58,19 +58,10 @@ import UnidirectionalTestSupport
     let runs = RunCount()
     let token = Self.observeConditionally(store, runs: runs)
     let problems = Mutex<[String]>([])
-    let turns = [DispatchSemaphore(value: 1), DispatchSemaphore(value: 0)]
-    let rounds = 24
-    let threads = (0..<2).map { side in
-      spawn {
-        for round in 0..<rounds {
-          turns[side].wait()
-          let found = Self.step(store, count: round * 2 + side, runs: runs)
-          problems.withLock { $0 += found }
-          turns[1 - side].signal()
-        }
-      }
+    alternateOnTwoThreads(rounds: 24) { count in
+      let found = Self.step(store, count: count, runs: runs)
+      problems.withLock { $0 += found }
     }
-    threads.forEach(join)
     #expect(problems.withLock { $0 } == [])
     withExtendedLifetime(token) {}
   }
@@ -107,20 +98,9 @@ import UnidirectionalTestSupport
       if ran != (count % 3 == 1) { found.append("second, count \(count): `flag` ran \(ran)") }
       problems.withLock { $0 += found }
     }
-    let turns = [DispatchSemaphore(value: 1), DispatchSemaphore(value: 0)]
-    let rounds = 12
-    let threads = (0..<2).map { side in
-      spawn {
-        for round in 0..<rounds {
-          turns[side].wait()
-          check(round * 2 + side)
-          turns[1 - side].signal()
-        }
-      }
-    }
-    threads.forEach(join)
+    alternateOnTwoThreads(rounds: 12, check)
     // Joined threads: the next often gets the id of the one before.
-    for round in 0..<6 { join(spawn { check(100 + round) }) }
+    for round in 0..<6 { joinThread(startJoinableThread { check(100 + round) }) }
     check(200)
     #expect(problems.withLock { $0 } == [])
     withExtendedLifetime((firstToken, secondToken)) {}
@@ -167,19 +147,8 @@ import UnidirectionalTestSupport
       if ran != (count % 2 == 1) { found.append("count \(count): inner ran \(ran) for `value`") }
       problems.withLock { $0 += found }
     }
-    let turns = [DispatchSemaphore(value: 1), DispatchSemaphore(value: 0)]
-    let rounds = 12
-    let threads = (0..<2).map { side in
-      spawn {
-        for round in 0..<rounds {
-          turns[side].wait()
-          check(1 + round * 2 + side)
-          turns[1 - side].signal()
-        }
-      }
-    }
-    threads.forEach(join)
-    for round in 0..<4 { join(spawn { check(100 + round) }) }
+    alternateOnTwoThreads(rounds: 12) { check(1 + $0) }
+    for round in 0..<4 { joinThread(startJoinableThread { check(100 + round) }) }
     #expect(problems.withLock { $0 } == [])
     inner.value = nil
     withExtendedLifetime(outer) {}
@@ -201,11 +170,11 @@ import UnidirectionalTestSupport
       runs.add()
     }
     let threads = (0..<3).map { _ in
-      spawn {
+      startJoinableThread {
         for _ in 0..<20 { store.send(EdgeAction { $0.count += 1 }) }
       }
     }
-    threads.forEach(join)
+    threads.forEach(joinThread)
     #expect(lastSeen.withLock { $0 } == 60)
     // 60 % 3 == 0: `other` is read, `flag` is not.
     var before = runs.value
@@ -234,7 +203,9 @@ import UnidirectionalTestSupport
         withExtendedLifetime(captured) {}
       }
       // Observers run on these threads, which exit; the last one's recorder is kept.
-      for count in 1...3 { join(spawn { store.send(EdgeAction { $0.count = count }) }) }
+      for count in 1...3 {
+        joinThread(startJoinableThread { store.send(EdgeAction { $0.count = count }) })
+      }
       token.cancel()
     }
     #expect(weakStore == nil)
@@ -247,25 +218,4 @@ private final class RunCount: Sendable {
   private let count = Mutex(0)
   var value: Int { count.withLock { $0 } }
   func add() { count.withLock { $0 += 1 } }
-}
-
-/// Starts a thread running `body`; `join` waits for it to exit.
-private func spawn(_ body: @escaping @Sendable () -> Void) -> pthread_t {
-  final class Context: Sendable {
-    let body: @Sendable () -> Void
-    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-  }
-  var thread = pthread_t()
-  let status = pthread_create(
-    &thread, nil,
-    { raw in
-      Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue().body()
-      return nil
-    }, Unmanaged.passRetained(Context(body)).toOpaque())
-  precondition(status == 0, "pthread_create failed (\(status))")
-  return thread
-}
-
-private func join(_ thread: pthread_t) {
-  pthread_join(thread, nil)
 }
