@@ -75,7 +75,7 @@ class ElementAccess<Element>: @unchecked Sendable {
       read, isUnchanged in
       { state, probe in
         let new = read.value(in: state)
-        let unchanged = isUnchanged(probe.value, new)
+        let unchanged = Unidirectional.isUnchanged(probe.value, new, by: isUnchanged)
         // Always: equal values may live in different storage (DESIGN invariant 4).
         probe.value = new
         return !unchanged
