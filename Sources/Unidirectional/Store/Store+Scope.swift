@@ -90,17 +90,20 @@ extension Store {
         locate: { state in
           let array = (state + offset).assumingMemoryBound(to: IdentifiedArray<Element>.self)
           // The element buffer stays where it is while the state is neither written nor
-          // released, which is as long as the caller may use the address.
-          return array.pointee.elements.withUnsafeBufferPointer { elements in
-            // Where the element was last: a look-up by id costs a hash.
-            let hinted = hint.position
-            if hinted < elements.count, elements[hinted].id == id {
-              return UnsafeRawPointer(elements.baseAddress! + hinted)
-            }
-            guard let position = array.pointee.positions[id] else { return nil }
-            hint.position = position
-            return UnsafeRawPointer(elements.baseAddress! + position)
+          // released, which is as long as the caller may use the address. Its address is
+          // taken without `withUnsafeBufferPointer`, whose closure (it may throw) is a call of
+          // its own on every refresh of a row's probe.
+          let count = array.pointee.elements.count
+          guard count > 0, let elements = array.pointee.elements._baseAddressIfContiguous
+          else { return nil }
+          // Where the element was last: a look-up by id costs a hash.
+          let hinted = hint.position
+          if hinted < count, elements[hinted].id == id {
+            return UnsafeRawPointer(elements + hinted)
           }
+          guard let position = array.pointee.positions[id] else { return nil }
+          hint.position = position
+          return UnsafeRawPointer(elements + position)
         },
         readWrites: IdentifiedArray<Element>.writesReader(atOffset: offset),
         keep: { access in
