@@ -227,6 +227,7 @@ extension Store {
 
   /// Owner: runs one observer and re-subscribes it to what it read. The closure is released, if
   /// the observer was cancelled meanwhile, when this returns: with no lock held.
+  @inline(__always)
   private func run(_ observer: ObserverRecord) {
     // An observer cancelled by an earlier one, or from another thread, does not start.
     guard observer.isInGraph, let body = observer.beginRun() else { return }
