@@ -127,6 +127,20 @@ final class AccessRecorder: @unchecked Sendable {
     }
   }
 
+  /// The predicted probe (see `predictedProbe()`) if it is the element probe of `field` read
+  /// through the child store whose reader is `reader`; not yet appended.
+  @inlinable @inline(__always)
+  func predictedElementProbe<Element, Value>(_ field: KeyPath<Element, Value>, reader: UInt64)
+    -> Unmanaged<Probe>?
+  {
+    guard let probe = predictedProbe(),
+      probe._withUnsafeGuaranteedRef({
+        $0.reader == reader && $0.keyPath === field && $0.kind == .element
+      })
+    else { return nil }
+    return probe
+  }
+
   /// Appends the probe of a read that `predictedProbe` returned.
   @inlinable @inline(__always)
   func appendPredicted(_ probe: Unmanaged<Probe>) {

@@ -85,6 +85,25 @@ class ElementAccess<Element>: @unchecked Sendable {
     return value!
   }
 
+  /// `recordedRead` of a stored field while the root store's drain recorder re-runs an
+  /// observer whose last run made this read next (the common case); `nil` for any other read.
+  ///
+  /// A few loads: the calls of `ownerRecorder` and `recordedRead` cost more than the read.
+  @inlinable @inline(__always)
+  final func predictedStoredRead<Value>(_ field: KeyPath<Element, Value>) -> Value? {
+    let recorder = rootRecorder
+    guard recorder.isActiveOnThisThread,
+      let predicted = recorder.predictedElementProbe(field, reader: reader),
+      predicted._withUnsafeGuaranteedRef({ $0.isSafe })
+    else { return nil }
+    recorder.appendPredicted(predicted)
+    // Made by this read (see `record`), refreshed whenever its element is written: its value is
+    // the current one, never `nil` (the read answers from `lastKnown` once the element is gone).
+    return predicted._withUnsafeGuaranteedRef {
+      unsafeDowncast($0, to: ValueProbe<Value?>.self).value
+    }
+  }
+
   /// The keeper's read of the whole element (see `ChildReader.keepLastKnown`), recorded for the
   /// keeper, which `recorder` (an `ownerRecorder`) runs; `nil` once the element is gone.
   ///
@@ -128,11 +147,7 @@ class ElementAccess<Element>: @unchecked Sendable {
     _ field: KeyPath<Element, Value>, reader: UInt64, lastKnown: SpinLocked<Element>?,
     by recorder: AccessRecorder, refresher makeRefresher: RefresherMaker<Value>
   ) -> Value? {
-    if let predicted = recorder.predictedProbe(),
-      predicted._withUnsafeGuaranteedRef({
-        $0.reader == reader && $0.keyPath === field && $0.kind == .element
-      })
-    {
+    if let predicted = recorder.predictedElementProbe(field, reader: reader) {
       recorder.appendPredicted(predicted)
       // Alive for the run (see `AccessRecorder.running`), even if the observer is cancelled by
       // a getter that `value` runs.

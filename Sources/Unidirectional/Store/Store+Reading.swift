@@ -43,14 +43,18 @@ extension Store {
 
   @inlinable
   func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
-    if let elementAccess = lentElementAccess,
-      let value = elementAccess._withUnsafeGuaranteedRef({ elementAccess -> Value? in
+    if let elementAccess = lentElementAccess {
+      // A row store's observer re-running: specialized, and no existential in between. The
+      // predicted read of a stored field first: a few loads.
+      if let value = elementAccess._withUnsafeGuaranteedRef({ $0.predictedStoredRead(keyPath) }) {
+        return value
+      }
+      if let value = elementAccess._withUnsafeGuaranteedRef({ elementAccess -> Value? in
         guard let recorder = elementAccess.ownerRecorder else { return nil }
         return recorder._withUnsafeGuaranteedRef { elementAccess.recordedRead(keyPath, by: $0) }
-      })
-    {
-      // A row store's observer re-running: specialized, and no existential in between.
-      return value
+      }) {
+        return value
+      }
     }
     if let scope { return scope.read(keyPath) }
     // Only a re-run has predicted reads, and only the drain recorder re-runs observers.
