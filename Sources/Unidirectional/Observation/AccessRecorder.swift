@@ -216,7 +216,9 @@ final class AccessRecorder: @unchecked Sendable {
   ///
   /// A recorder it replaces that was recording stops being its store's active one (see
   /// `activeThread`) until `restore`: reads on this thread go to `self` meanwhile.
-  @usableFromInline
+  ///
+  /// Inlined into its two callers: the call cost about 20 instructions per batch of runs.
+  @usableFromInline @inline(__always)
   func install() -> Installation {
     let slot = threadRecorderOfThisThread()
     return slot._withUnsafeGuaranteedRef { slot in
