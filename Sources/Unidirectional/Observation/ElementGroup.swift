@@ -172,11 +172,21 @@ extension IdentifiedArray {
     return { state in
       let array = (state + offset).assumingMemoryBound(to: IdentifiedArray.self)
       let idHash = array.pointee.lastWrittenID.map { id in
-        withExtendedLifetime(hashes) { lent._withUnsafeGuaranteedRef { $0.hash(id) } }
+        // An integer id's hash is its bits: nothing to keep.
+        if isFiledByBits(Element.ID.self) { return elementIDHash(id) }
+        return withExtendedLifetime(hashes) { lent._withUnsafeGuaranteedRef { $0.hash(id) } }
       }
       return (array.pointee.writeVersion, array.pointee.previousWriteVersion, idHash)
     }
   }
+}
+
+/// Whether `elementIDHash` files an id of type `ID` under its own bits (no hashing to save by
+/// remembering the last id's hash). Folds to a constant where `ID` is known.
+@inlinable @inline(__always)
+func isFiledByBits<ID: Hashable>(_: ID.Type) -> Bool {
+  ID.self == Int.self || ID.self == UInt.self || ID.self == Int64.self || ID.self == UInt64.self
+    || ID.self == Int32.self || ID.self == UInt32.self
 }
 
 /// The hash an element's id is filed under in an `ElementGroup`: the id's own bits for an id of
@@ -185,17 +195,12 @@ extension IdentifiedArray {
 /// action that writes another element than the last.
 @inlinable @inline(__always)
 func elementIDHash<ID: Hashable>(_ id: ID) -> Int {
-  // Each test folds to a constant where `ID` is known.
-  if ID.self == Int.self || ID.self == UInt.self {
-    return unsafeBitCast(id, to: Int.self)
-  }
-  if ID.self == Int64.self || ID.self == UInt64.self {
+  // Each test folds to a constant where `ID` is known. Truncating: `Int` may be 32 bits wide.
+  guard isFiledByBits(ID.self) else { return id.hashValue }
+  if MemoryLayout<ID>.size == 8 {
     return Int(truncatingIfNeeded: unsafeBitCast(id, to: UInt64.self))
   }
-  if ID.self == Int32.self || ID.self == UInt32.self {
-    return Int(unsafeBitCast(id, to: UInt32.self))
-  }
-  return id.hashValue
+  return Int(truncatingIfNeeded: unsafeBitCast(id, to: UInt32.self))
 }
 
 /// The hash of the id seen last, kept because successive actions often write one element (a
