@@ -92,16 +92,18 @@ class ElementAccess<Element>: @unchecked Sendable {
   @inlinable @inline(__always)
   final func predictedStoredRead<Value>(_ field: KeyPath<Element, Value>) -> Value? {
     let recorder = rootRecorder
-    guard recorder.isActiveOnThisThread,
-      let predicted = recorder.predictedElementProbe(field, reader: reader),
-      predicted._withUnsafeGuaranteedRef({ $0.isSafe })
-    else { return nil }
-    recorder.appendPredicted(predicted)
     // Made by this read (see `record`), refreshed whenever its element is written: its value is
     // the current one, never `nil` (the read answers from `lastKnown` once the element is gone).
-    return predicted._withUnsafeGuaranteedRef {
-      unsafeDowncast($0, to: ValueProbe<Value?>.self).value
-    }
+    // Checked anyway before the read is recorded: `recordedRead` would record it again.
+    guard recorder.isActiveOnThisThread,
+      let predicted = recorder.predictedElementProbe(field, reader: reader),
+      predicted._withUnsafeGuaranteedRef({ $0.isSafe }),
+      let value = predicted._withUnsafeGuaranteedRef({
+        unsafeDowncast($0, to: ValueProbe<Value?>.self).value
+      })
+    else { return nil }
+    recorder.appendPredicted(predicted)
+    return value
   }
 
   /// The keeper's read of the whole element (see `ChildReader.keepLastKnown`), recorded for the

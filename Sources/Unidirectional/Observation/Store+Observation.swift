@@ -240,6 +240,8 @@ extension Store {
       if !drainRecorder.readsAsPredicted { graph.dropIfUnused(drainRecorder.recordedProbes) }
       // Kept by a removal during the run (see `ObservationGraph.remove`).
       observer.reads = SmallArray()
+      // The closure is released only now, after the removal: its captures' deinits may call in.
+      withExtendedLifetime(cancelled) {}
     } else if observer.isInGraph {
       if drainRecorder.readsMatch(observer) {
         // The same reads as last time (the common case): nothing to re-subscribe.
