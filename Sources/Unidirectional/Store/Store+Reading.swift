@@ -87,7 +87,9 @@ extension Store {
   /// the read leaves nothing behind.
   @inlinable
   func record<Read: StateRead>(_ read: Read) -> Read.Value where Read.State == State {
-    guard let recorder = AccessRecorder.current,
+    // The store's drain recorder re-running an observer (the common case), found without the
+    // thread-local slot (about 45 instructions); otherwise a first run's recorder, by the slot.
+    guard let recorder = activeDrainRecorder ?? AccessRecorder.current,
       recorder._withUnsafeGuaranteedRef({ $0.store == ObjectIdentifier(self) })
     else {
       let (value, generation) = read.sharedValue(in: self)
