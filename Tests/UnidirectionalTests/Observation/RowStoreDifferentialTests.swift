@@ -351,7 +351,17 @@ extension RowStoreDifferentialTests {
     .title(1, "d"), .score(1, 4),
   ]
 
-  /// Runs `scenario` on each kind of row store and returns the two logs.
+  /// Sends every scripted action to `store`, logging each before it is sent.
+  func sendScripted(
+    to store: Store<RowDifferentialSimpleState, RowDifferentialSimpleAction>, log: Log<String>
+  ) {
+    for action in Self.scriptedActions {
+      log.append("> \(action)")
+      store.send(action)
+    }
+  }
+
+  /// Runs `scenario` on each kind of row store and expects the two logs to be equal.
   func compare(
     _ scenario: (Bool) -> [String], sourceLocation: SourceLocation = #_sourceLocation
   ) {
@@ -381,10 +391,7 @@ extension RowStoreDifferentialTests {
         old?.cancel()
         log.append("outer \(score) \(row.title) \(row.tags)")
       }
-      for action in Self.scriptedActions {
-        log.append("> \(action)")
-        store.send(action)
-      }
+      sendScripted(to: store, log: log)
       withExtendedLifetime(outer) {}
       inner.withLock { $0?.cancel() }
       return log.values
@@ -411,10 +418,7 @@ extension RowStoreDifferentialTests {
       }
       first.withLock { $0 = token }
       let second = row.observe { log.append("second \(row.score) \(row.title)") }
-      for action in Self.scriptedActions {
-        log.append("> \(action)")
-        store.send(action)
-      }
+      sendScripted(to: store, log: log)
       withExtendedLifetime(second) {}
       return log.values
     }
@@ -435,10 +439,7 @@ extension RowStoreDifferentialTests {
       let b = row.observe { log.append("b \(row.score) \(row.title)") }
       later.withLock { $0 = b }
       let c = row.observe { log.append("c \(row.title) \(row.score)") }
-      for action in Self.scriptedActions {
-        log.append("> \(action)")
-        store.send(action)
-      }
+      sendScripted(to: store, log: log)
       withExtendedLifetime((a, c)) {}
       return log.values
     }
@@ -463,10 +464,7 @@ extension RowStoreDifferentialTests {
       let token2 = two.observe {
         log.append("two \(two.flag ? one.title : two.title) \(one.score)")
       }
-      for action in Self.scriptedActions {
-        log.append("> \(action)")
-        store.send(action)
-      }
+      sendScripted(to: store, log: log)
       withExtendedLifetime((token, token2)) {}
       return log.values
     }
@@ -488,10 +486,7 @@ extension RowStoreDifferentialTests {
         storeB.send(.score(1, score))
         log.append("A \(score) \(rowA.title) \(rowB.title)")
       }
-      for action in Self.scriptedActions {
-        log.append("> \(action)")
-        storeA.send(action)
-      }
+      sendScripted(to: storeA, log: log)
       withExtendedLifetime((tokenA, tokenB, crossB)) {}
       return log.values
     }
@@ -515,10 +510,7 @@ extension RowStoreDifferentialTests {
       let t2 = row.observe(\.flag) { log.append("flag \($0)") }
       let t3 = row.observe(\.score) { log.append("score again \($0)") }
       let t4 = row.observe(\.tags) { log.append("tags \($0)") }
-      for action in Self.scriptedActions {
-        log.append("> \(action)")
-        store.send(action)
-      }
+      sendScripted(to: store, log: log)
       withExtendedLifetime((t1, t2, t3, t4)) {}
       nested.withLock { $0.removeAll() }
       return log.values
