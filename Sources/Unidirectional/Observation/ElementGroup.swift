@@ -190,8 +190,8 @@ func isFiledByBits<ID: Hashable>(_: ID.Type) -> Bool {
 }
 
 /// The hash an element's id is filed under in an `ElementGroup`: the id's own bits for an id of
-/// a fixed-width integer type, whose `==` compares bits (the group mixes them: see
-/// `IDHashKey`); `hashValue` otherwise. `Hasher` costs about 45 instructions, paid after every
+/// a 32- or 64-bit integer type (`isFiledByBits`), whose `==` compares bits (the group mixes
+/// them: see `IDHashKey`); `hashValue` otherwise. `Hasher` costs about 45 instructions, paid after every
 /// action that writes another element than the last.
 @inlinable @inline(__always)
 func elementIDHash<ID: Hashable>(_ id: ID) -> Int {

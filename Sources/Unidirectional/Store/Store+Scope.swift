@@ -92,7 +92,8 @@ extension Store {
           // The element buffer stays where it is while the state is neither written nor
           // released, which is as long as the caller may use the address. Its address is
           // taken without `withUnsafeBufferPointer`, whose closure (it may throw) is a call of
-          // its own on every refresh of a row's probe.
+          // its own on every refresh of a row's probe. The buffer is contiguous: `elements` is
+          // a native array, built by appends (never bridged).
           let count = array.pointee.elements.count
           guard count > 0, let elements = array.pointee.elements._baseAddressIfContiguous
           else { return nil }
