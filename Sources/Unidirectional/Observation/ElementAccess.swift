@@ -35,6 +35,8 @@ class ElementAccess<Element>: @unchecked Sendable {
   @usableFromInline final let locate: @Sendable (UnsafeRawPointer) -> UnsafeRawPointer?
   /// `\Element.self`, made once, read by the keeper.
   @usableFromInline final let whole: KeyPath<Element, Element> = \Element.self
+  /// How this child's field probes keep the element for its keeper.
+  @usableFromInline final let keeping: ElementKeeping<Element>
 
   @usableFromInline
   init(
@@ -49,6 +51,7 @@ class ElementAccess<Element>: @unchecked Sendable {
     self.reader = reader
     self.lastKnown = lastKnown
     self.locate = locate
+    self.keeping = ElementKeeping(graph: graph, lastKnown: lastKnown)
   }
 
   /// The recorder of the observer the root store's owner runs on this thread now, if any: its
@@ -71,10 +74,10 @@ class ElementAccess<Element>: @unchecked Sendable {
   final func recordedRead<Value>(_ field: KeyPath<Element, Value>, by recorder: AccessRecorder)
     -> Value
   {
-    let value = record(field, reader: reader, lastKnown: lastKnown, by: recorder) {
+    let value = record(field, reader: reader, lastKnown: lastKnown, isKeeper: false, by: recorder) {
       read, isUnchanged in
       { state, probe in
-        let new = read.value(in: state)
+        let new = read.valueKeepingElement(in: state)
         let unchanged = Unidirectional.isUnchanged(probe.value, new, by: isUnchanged)
         // Always: equal values may live in different storage (DESIGN invariant 4).
         probe.value = new
@@ -116,7 +119,8 @@ class ElementAccess<Element>: @unchecked Sendable {
   final func keeperRead(by recorder: AccessRecorder) -> Element? {
     let lastKnown = lastKnown
     let locate = locate
-    return record(whole, reader: reader &+ 1, lastKnown: nil, by: recorder) { _, _ in
+    return record(whole, reader: reader &+ 1, lastKnown: nil, isKeeper: true, by: recorder) {
+      _, _ in
       { state, probe in
         // The probe keeps no copy of the element: it never reports a change, so its value is
         // never read again, and a copy would keep the element's first state alive.
@@ -144,10 +148,11 @@ class ElementAccess<Element>: @unchecked Sendable {
   /// - Parameters:
   ///   - reader: The reader id in the probe's key.
   ///   - lastKnown: Where the value is read once the element is gone, if anywhere.
+  ///   - isKeeper: Whether this is the keeper's read (see `ElementKeeping`).
   @inlinable @inline(__always)
   final func record<Value>(
     _ field: KeyPath<Element, Value>, reader: UInt64, lastKnown: SpinLocked<Element>?,
-    by recorder: AccessRecorder, refresher makeRefresher: RefresherMaker<Value>
+    isKeeper: Bool, by recorder: AccessRecorder, refresher makeRefresher: RefresherMaker<Value>
   ) -> Value? {
     if let predicted = recorder.predictedElementProbe(field, reader: reader) {
       recorder.appendPredicted(predicted)
@@ -163,7 +168,8 @@ class ElementAccess<Element>: @unchecked Sendable {
       }
     }
     return recordUnpredicted(
-      field, reader: reader, lastKnown: lastKnown, by: recorder, refresher: makeRefresher)
+      field, reader: reader, lastKnown: lastKnown, isKeeper: isKeeper, by: recorder,
+      refresher: makeRefresher)
   }
 
   /// Reads `field` for a lazy probe found by prediction, and gives the probe the value.
@@ -183,11 +189,11 @@ class ElementAccess<Element>: @unchecked Sendable {
   @inlinable @inline(never)
   final func recordUnpredicted<Value>(
     _ field: KeyPath<Element, Value>, reader: UInt64, lastKnown: SpinLocked<Element>?,
-    by recorder: AccessRecorder, refresher makeRefresher: RefresherMaker<Value>
+    isKeeper: Bool, by recorder: AccessRecorder, refresher makeRefresher: RefresherMaker<Value>
   ) -> Value? {
     let fieldRead = FieldRead(
       field: field, offset: MemoryLayout<Element>.offset(of: field), locate: locate,
-      lastKnown: lastKnown)
+      lastKnown: lastKnown, keeping: keeping)
     let value = fieldRead.value(in: state)
     let isUnchanged: (Value?, Value?) -> Bool
     switch ChangeRule<Value>.forType.optional.orIdentical {
@@ -201,7 +207,10 @@ class ElementAccess<Element>: @unchecked Sendable {
       field: field, isSafe: fieldRead.offset != nil, reader: reader, value: value,
       read: { fieldRead.value(in: $0) }, isUnchanged: isUnchanged,
       refresher: makeRefresher(fieldRead, isUnchanged))
-    recorder.append(graph.probe(made, state: state))
+    made.isKeeper = isKeeper
+    let filed = graph.probe(made, state: state)
+    if isKeeper { keeping.setKeeper(filed) }
+    recorder.append(filed)
     return value
   }
 
@@ -215,23 +224,36 @@ class ElementAccess<Element>: @unchecked Sendable {
     @usableFromInline let locate: @Sendable (UnsafeRawPointer) -> UnsafeRawPointer?
     /// Where the value is read once the element is gone, if anywhere.
     @usableFromInline let lastKnown: SpinLocked<Element>?
+    /// How the child's field probes keep the element for its keeper.
+    @usableFromInline let keeping: ElementKeeping<Element>
 
     @inlinable
     init(
       field: KeyPath<Element, Value>, offset: Int?,
       locate: @escaping @Sendable (UnsafeRawPointer) -> UnsafeRawPointer?,
-      lastKnown: SpinLocked<Element>?
+      lastKnown: SpinLocked<Element>?, keeping: ElementKeeping<Element>
     ) {
       self.field = field
       self.offset = offset
       self.locate = locate
       self.lastKnown = lastKnown
+      self.keeping = keeping
     }
 
     /// The value in the root state `state` (see `ElementAccess.value`).
     @inlinable @inline(__always)
     func value(in state: UnsafeRawPointer) -> Value? {
       ElementAccess.value(field, at: offset, in: state, locate: locate, lastKnown: lastKnown)
+    }
+
+    /// `value(in:)`, for the refresh of a safe probe: the element it locates is also kept for
+    /// the keeper (see `ElementKeeping`). A lazy probe's refresh keeps nothing: it does not
+    /// run after every write.
+    @inlinable @inline(__always)
+    func valueKeepingElement(in state: UnsafeRawPointer) -> Value? {
+      guard let offset, let element = locate(state) else { return value(in: state) }
+      keeping.keep(element)
+      return element.load(fromByteOffset: offset, as: Value.self)
     }
   }
 

@@ -117,7 +117,15 @@ final class ElementGroup: @unchecked Sendable {
 
   func insert(_ probe: Probe, idHash: Int) {
     dropKeptLookUp()
-    probesByIDHash[IDHashKey(idHash), default: []].append(probe)
+    let key = IDHashKey(idHash)
+    // Keepers last: a field probe of the same row store, refreshed before, keeps the row for its
+    // keeper (see `ElementKeeping`). Out of order, both would keep it.
+    let firstKeeper = probe.isKeeper ? nil : probesByIDHash[key]?.firstIndex { $0.isKeeper }
+    if let firstKeeper {
+      probesByIDHash[key]!.insert(probe, at: firstKeeper)
+    } else {
+      probesByIDHash[key, default: []].append(probe)
+    }
     probe.group = self
   }
 

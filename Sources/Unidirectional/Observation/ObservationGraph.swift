@@ -140,6 +140,8 @@ final class ObservationGraph: @unchecked Sendable {
     for index in groupList.indices {
       Unmanaged.passUnretained(groupList[index])._withUnsafeGuaranteedRef { group in
         group.forEachProbeWritten(in: state) { probe in
+          // A row store's keeper whose row a field probe of the same store has just kept.
+          if probe.keptAt == generation { return }
           if probe.isSafe {
             if probe.refresh(state) {
               probe.changedAt = generation

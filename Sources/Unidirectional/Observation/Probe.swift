@@ -63,6 +63,10 @@ class Probe: @unchecked Sendable {
   /// Whether evaluating the probe can never trap, so it may be evaluated eagerly.
   @usableFromInline final let isSafe: Bool
 
+  /// Whether this is a row store's keeper probe (see `ElementKeeping`): its element group files
+  /// it after the other probes of its element. Set before the probe is filed.
+  @usableFromInline @exclusivity(unchecked) final var isKeeper = false
+
   /// The key path read; for an element read, the key path of the value inside the element.
   @usableFromInline final let keyPath: AnyKeyPath
 
@@ -91,7 +95,17 @@ class Probe: @unchecked Sendable {
   @exclusivity(unchecked) final var dirtyAt: UInt64 = 0
 
   /// The last refresh pass that looked at this probe (the byte index looks once per pass).
-  @exclusivity(unchecked) final var refreshedAt: UInt64 = 0
+  /// Stored probes only: a keeper probe keeps `keptAt` here.
+  @usableFromInline @exclusivity(unchecked) final var refreshedAt: UInt64 = 0
+
+  /// For a row store's keeper probe: the generation whose write of the row a field probe of the
+  /// same row store already remembered, so that the graph skips the keeper then (see
+  /// `ElementKeeping`). Kept in `refreshedAt`, which only stored probes use otherwise: a field
+  /// of its own would grow every probe.
+  @inlinable final var keptAt: UInt64 {
+    get { refreshedAt }
+    set { refreshedAt = newValue }
+  }
 
   /// The element group the probe belongs to, if any.
   @exclusivity(unchecked) final var group: ElementGroup?
