@@ -79,15 +79,16 @@ final class AccessRecorder: @unchecked Sendable {
     activeThread.load(ordering: .relaxed) == StoreGate.currentThread
   }
 
+  /// The thread that installed this recorder last: while a body records, the recording thread.
+  @usableFromInline @exclusivity(unchecked) private(set) var installedOn: UInt = 0
+  /// `forkGeneration` when `installedOnRecorder` was kept: a child of a `fork` has the ids of
+  /// the parent's threads, which never exit there (see `forkGeneration`).
+  @exclusivity(unchecked) private var installedInGeneration: UInt = 0
   /// The `ThreadRecorder` of the thread that installed this recorder last (`installedOn`), kept
   /// alive here: a store's owner is usually one thread from action to action, and finding it
   /// through the thread-local slot costs about 40 instructions per batch of observer runs. Used
   /// only while that thread lives (`ThreadRecorder.isAlive`): a thread made later may have the
   /// same id.
-  @exclusivity(unchecked) private var installedOn: UInt = 0
-  /// `forkGeneration` when `installedOnRecorder` was kept: a child of a `fork` has the ids of
-  /// the parent's threads, which never exit there (see `forkGeneration`).
-  @exclusivity(unchecked) private var installedInGeneration: UInt = 0
   @exclusivity(unchecked) private var installedOnRecorder: Unmanaged<ThreadRecorder>?
   /// Keeps `installedOnRecorder` alive (read through `Unmanaged`: loading a reference retains).
   @exclusivity(unchecked) private var keptThreadRecorder: ThreadRecorder?
@@ -293,7 +294,8 @@ final class AccessRecorder: @unchecked Sendable {
     readsAsPredicted = observer != nil
     running = observer.map { Unmanaged.passUnretained($0) }
     isRecording = true
-    activeThread.store(StoreGate.currentThread, ordering: .relaxed)
+    // The installing thread, this one: `pthread_self` again cost a call per run.
+    activeThread.store(installedOn, ordering: .relaxed)
     body()
     activeThread.store(0, ordering: .relaxed)
     isRecording = false
