@@ -75,6 +75,16 @@ final class ObservationGraph: @unchecked Sendable {
   /// observers fire), and of dirty probes (their observers are checked). Empty between passes.
   @exclusivity(unchecked) private var certain = SubscriberUnion()
   @exclusivity(unchecked) private var uncertain = SubscriberUnion()
+  /// Scratch for `changes(in:)`: the first safe probe whose value changed, while it is the only
+  /// one (its subscribers are then the observers to run, lent: see `Changes.lent`).
+  @exclusivity(unchecked) private var onlyChangedProbe: Unmanaged<Probe>?
+
+  /// The probe whose subscribers the store is running, lent without a reference to the list
+  /// (see `Changes.lent`), from `changes(in:)` to `endLending()`.
+  @exclusivity(unchecked) private var lentProbe: Unmanaged<Probe>?
+  /// The lent list, held from the first change of any probe's subscribers during the lending:
+  /// the change then copies the list, and the run goes on through the one it was lent.
+  @exclusivity(unchecked) private var heldLentList: [ObserverRecord]?
 
   /// A change of the graph asked for while it was busy.
   enum Request {
@@ -108,7 +118,12 @@ final class ObservationGraph: @unchecked Sendable {
   /// to post to the store's registrar.
   @usableFromInline
   struct Changes {
-    @usableFromInline var observers: [ObserverRecord] = []
+    /// `nil` rather than empty: no array to release after every action.
+    @usableFromInline var observers: [ObserverRecord]?
+    /// Set, in place of `observers`, when the observers to run are the subscribers of one
+    /// probe (the common case: one value changed): its list, lent without a reference, until
+    /// the store calls `endLending()`. A retain and a release of the list fewer per action.
+    @usableFromInline var lent: Unmanaged<Probe>?
     /// `nil` rather than empty when nothing is tracked: no array to release after every action.
     @usableFromInline var posts: [@Sendable () -> Void]?
 
@@ -132,7 +147,7 @@ final class ObservationGraph: @unchecked Sendable {
       byteIndex.forEachProbeWhoseBytesChanged(in: state) { probe in
         if probe.refresh(state) {
           probe.changedAt = generation
-          certain.add(probe.subscribers)
+          fire(probe)
         }
       }
     }
@@ -145,7 +160,7 @@ final class ObservationGraph: @unchecked Sendable {
           if probe.isSafe {
             if probe.refresh(state) {
               probe.changedAt = generation
-              certain.add(probe.subscribers)
+              fire(probe)
             }
           } else {
             probe.dirtyAt = generation
@@ -155,10 +170,17 @@ final class ObservationGraph: @unchecked Sendable {
       }
     }
     var changes = Changes()
-    changes.observers = certain.takeObservers()
+    if lentProbe == nil, let only = onlyChangedProbe.take() {
+      // Not while a run goes through a lent list: one lent list at a time.
+      changes.lent = only
+      lentProbe = only
+    } else {
+      if let only = onlyChangedProbe.take() { certain.add(only.takeUnretainedValue().subscribers) }
+      if !certain.isEmpty { changes.observers = certain.takeObservers() }
+    }
     if !scanned.isEmpty || !uncertain.isEmpty {
       uncertain.add(scanned)
-      let fired = changes.observers
+      let fired = changes.lent?.takeUnretainedValue().subscribers ?? changes.observers ?? []
       var checked: [ObserverRecord] = []
       var firedIndex = 0
       let toCheck = uncertain.takeObservers()
@@ -168,7 +190,11 @@ final class ObservationGraph: @unchecked Sendable {
         if firedIndex < fired.count, fired[firedIndex] === observer { continue }
         if hasChangedRead(observer, state: state) { checked.append(observer) }
       }
-      if !checked.isEmpty { changes.observers = Self.mergeUnique(fired, checked) }
+      if !checked.isEmpty {
+        changes.observers = Self.mergeUnique(fired, checked)
+        if changes.lent != nil { endLending() }
+        changes.lent = nil
+      }
     }
     if !tracked.isEmpty {
       changes.posts = tracked.changes(in: state)
@@ -176,6 +202,41 @@ final class ObservationGraph: @unchecked Sendable {
     isBusy = false
     if !deferred.isEmpty { performDeferred(state: state) }
     return changes
+  }
+
+  /// Adds the subscribers of `probe`, whose value changed, to the observers to run.
+  @inline(__always)
+  private func fire(_ probe: Probe) {
+    guard !probe.subscribers.isEmpty else { return }
+    guard onlyChangedProbe != nil || !certain.isEmpty else {
+      onlyChangedProbe = Unmanaged.passUnretained(probe)
+      return
+    }
+    if let only = onlyChangedProbe.take() { certain.add(only.takeUnretainedValue().subscribers) }
+    certain.add(probe.subscribers)
+  }
+
+  /// Ends the lending of `Changes.lent`: the store has run the observers.
+  @usableFromInline @inline(__always)
+  func endLending() {
+    lentProbe = nil
+    if heldLentList != nil { releaseHeldLentList() }
+  }
+
+  @inline(never)
+  private func releaseHeldLentList() {
+    // Released last: the list may hold the last reference to an observer, whose closure's
+    // captures may call in when released.
+    let held = heldLentList.take()
+    withExtendedLifetime(held) {}
+  }
+
+  /// Holds the lent list, if any, before a change of a probe's subscribers (see `heldLentList`).
+  /// Before any change: the lent probe may go once its subscribers change.
+  @inline(__always)
+  private func holdLentList() {
+    guard heldLentList == nil, let lentProbe else { return }
+    heldLentList = lentProbe.takeUnretainedValue().subscribers
   }
 
   /// Whether a read of `observer`'s last run has changed since: its reads are checked in the
@@ -364,6 +425,7 @@ final class ObservationGraph: @unchecked Sendable {
   ) {
     observer.ranAt = generation
     guard !unchanged else { return }
+    holdLentList()
     let old = observer.reads
     var new = SmallArray<Probe>()
     for probe in reads {
@@ -393,6 +455,7 @@ final class ObservationGraph: @unchecked Sendable {
       deferred.append(.remove(observer))
       return
     }
+    holdLentList()
     observer.isInGraph = false
     observers[observer.id] = nil
     setScanned(observer, false)
@@ -418,6 +481,7 @@ final class ObservationGraph: @unchecked Sendable {
   /// Removes every observer and tracked read (when the store is going away); returns the
   /// observers' closures, for the caller to release.
   func removeAll() -> [ObserverBody] {
+    holdLentList()
     var bodies: [ObserverBody] = []
     for observer in observers.values {
       observer.isInGraph = false

@@ -195,6 +195,12 @@ class Probe: @unchecked Sendable {
     }
   }
 
+  /// The subscribers' storage, without a reference to it: valid while the list is neither
+  /// changed nor released (see `ObservationGraph.Changes.lent`).
+  final var lentSubscribers: UnsafeBufferPointer<ObserverRecord> {
+    subscribers.withUnsafeBufferPointer { $0 }
+  }
+
   /// Whether no observer uses the probe any more.
   final var isUnused: Bool { subscribers.isEmpty }
 

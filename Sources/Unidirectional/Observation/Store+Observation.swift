@@ -182,7 +182,7 @@ extension Store {
           graph.perform(.register(observer, reads), state: statePointer)
         } else {
           graph.perform(.register(observer, []), state: statePointer)
-          runObservers([observer])
+          [observer].withUnsafeBufferPointer { runObservers($0) }
         }
       case .remove(let observer):
         graph.perform(.remove(observer), state: statePointer)
@@ -216,9 +216,9 @@ extension Store {
 
   /// Owner: runs observers made stale by an action, recording what each reads.
   @usableFromInline
-  func runObservers(_ observers: [ObserverRecord]) {
+  func runObservers(_ observers: UnsafeBufferPointer<ObserverRecord>) {
     let previous = drainRecorder.install()
-    // Lent without a reference each: `observers` holds them for the whole loop.
+    // Lent without a reference each: the caller keeps `observers` for the whole loop.
     for index in observers.indices {
       Unmanaged.passUnretained(observers[index])._withUnsafeGuaranteedRef { run($0) }
     }

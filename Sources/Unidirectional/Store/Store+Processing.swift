@@ -101,8 +101,11 @@ extension Store {
       // Tasks inherit the task-locals in force where they are created.
       task = withStoreDependencies { effects.start(effect) }
     }
-    if !changes.observers.isEmpty {
-      runObservers(changes.observers)
+    if let lent = changes.lent {
+      runObservers(lent._withUnsafeGuaranteedRef { $0.lentSubscribers })
+      graph.endLending()
+    } else if let observers = changes.observers {
+      observers.withUnsafeBufferPointer { runObservers($0) }
     }
     if let posts = changes.posts {
       for post in posts { post() }
