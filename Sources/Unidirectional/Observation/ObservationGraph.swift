@@ -76,11 +76,11 @@ final class ObservationGraph: @unchecked Sendable {
   @exclusivity(unchecked) private var certain = SubscriberUnion()
   @exclusivity(unchecked) private var uncertain = SubscriberUnion()
   /// Scratch for `changes(in:)`: the first safe probe whose value changed, while it is the only
-  /// one (its subscribers are then the observers to run, lent: see `Changes.lent`).
+  /// one (its subscribers are then the observers to run, lent: see `Observers.lent`).
   @exclusivity(unchecked) private var onlyChangedProbe: Unmanaged<Probe>?
 
   /// The probe whose subscribers the store is running, lent without a reference to the list
-  /// (see `Changes.lent`), from `changes(in:)` to `endLending()`.
+  /// (see `Observers.lent`), from `changes(in:)` to `endLending()`.
   @exclusivity(unchecked) private var lentProbe: Unmanaged<Probe>?
   /// The lent list, held from the first change of any probe's subscribers during the lending:
   /// the change then copies the list, and the run goes on through the one it was lent.
@@ -118,17 +118,23 @@ final class ObservationGraph: @unchecked Sendable {
   /// to post to the store's registrar.
   @usableFromInline
   struct Changes {
-    /// `nil` rather than empty: no array to release after every action.
-    @usableFromInline var observers: [ObserverRecord]?
-    /// Set, in place of `observers`, when the observers to run are the subscribers of one
-    /// probe (the common case: one value changed): its list, lent without a reference, until
-    /// the store calls `endLending()`. A retain and a release of the list fewer per action.
-    @usableFromInline var lent: Unmanaged<Probe>?
+    @usableFromInline var observers = Observers.none
     /// `nil` rather than empty when nothing is tracked: no array to release after every action.
     @usableFromInline var posts: [@Sendable () -> Void]?
 
     @usableFromInline
     init() {}
+  }
+
+  /// The observers an action made stale, in registration order.
+  @usableFromInline
+  enum Observers {
+    case none
+    /// The subscribers of one probe (the common case: one value changed): its own list, lent
+    /// without a reference until the store calls `endLending()`. A retain and a release of
+    /// the list fewer per action.
+    case lent(Unmanaged<Probe>)
+    case owned([ObserverRecord])
   }
 
   /// Brings the probes up to date with `state`, just committed, and returns what changed.
@@ -172,15 +178,20 @@ final class ObservationGraph: @unchecked Sendable {
     var changes = Changes()
     if lentProbe == nil, let only = onlyChangedProbe.take() {
       // Not while a run goes through a lent list: one lent list at a time.
-      changes.lent = only
+      changes.observers = .lent(only)
       lentProbe = only
     } else {
       if let only = onlyChangedProbe.take() { certain.add(only.takeUnretainedValue().subscribers) }
-      if !certain.isEmpty { changes.observers = certain.takeObservers() }
+      if !certain.isEmpty { changes.observers = .owned(certain.takeObservers()) }
     }
     if !scanned.isEmpty || !uncertain.isEmpty {
       uncertain.add(scanned)
-      let fired = changes.lent?.takeUnretainedValue().subscribers ?? changes.observers ?? []
+      let fired: [ObserverRecord]
+      switch changes.observers {
+      case .none: fired = []
+      case .lent(let probe): fired = probe.takeUnretainedValue().subscribers
+      case .owned(let observers): fired = observers
+      }
       var checked: [ObserverRecord] = []
       var firedIndex = 0
       let toCheck = uncertain.takeObservers()
@@ -191,9 +202,8 @@ final class ObservationGraph: @unchecked Sendable {
         if hasChangedRead(observer, state: state) { checked.append(observer) }
       }
       if !checked.isEmpty {
-        changes.observers = Self.mergeUnique(fired, checked)
-        if changes.lent != nil { endLending() }
-        changes.lent = nil
+        if case .lent = changes.observers { endLending() }
+        changes.observers = .owned(Self.mergeUnique(fired, checked))
       }
     }
     if !tracked.isEmpty {
@@ -216,7 +226,7 @@ final class ObservationGraph: @unchecked Sendable {
     certain.add(probe.subscribers)
   }
 
-  /// Ends the lending of `Changes.lent`: the store has run the observers.
+  /// Ends the lending of `Observers.lent`: the store has run the observers.
   @usableFromInline @inline(__always)
   func endLending() {
     lentProbe = nil

@@ -196,7 +196,7 @@ class Probe: @unchecked Sendable {
   }
 
   /// The subscribers' storage, without a reference to it: valid while the list is neither
-  /// changed nor released (see `ObservationGraph.Changes.lent`).
+  /// changed nor released (see `ObservationGraph.Observers.lent`).
   final var lentSubscribers: UnsafeBufferPointer<ObserverRecord> {
     subscribers.withUnsafeBufferPointer { $0 }
   }

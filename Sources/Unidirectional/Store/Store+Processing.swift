@@ -101,10 +101,13 @@ extension Store {
       // Tasks inherit the task-locals in force where they are created.
       task = withStoreDependencies { effects.start(effect) }
     }
-    if let lent = changes.lent {
-      runObservers(lent._withUnsafeGuaranteedRef { $0.lentSubscribers })
+    switch changes.observers {
+    case .none:
+      break
+    case .lent(let probe):
+      runObservers(probe._withUnsafeGuaranteedRef { $0.lentSubscribers })
       graph.endLending()
-    } else if let observers = changes.observers {
+    case .owned(let observers):
       observers.withUnsafeBufferPointer { runObservers($0) }
     }
     if let posts = changes.posts {
