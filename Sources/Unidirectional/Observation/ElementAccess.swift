@@ -77,6 +77,7 @@ class ElementAccess<Element>: @unchecked Sendable {
     let value = record(field, reader: reader, lastKnown: lastKnown, isKeeper: false, by: recorder) {
       read, isUnchanged in
       { state, probe in
+        let probe = unsafeDowncast(probe, to: ValueProbe<Value?>.self)
         let new = read.valueKeepingElement(in: state)
         let unchanged = Unidirectional.isUnchanged(probe.value, new, by: isUnchanged)
         // Always: equal values may live in different storage (DESIGN invariant 4).
@@ -122,6 +123,7 @@ class ElementAccess<Element>: @unchecked Sendable {
     return record(whole, reader: reader &+ 1, lastKnown: nil, isKeeper: true, by: recorder) {
       _, _ in
       { state, probe in
+        let probe = unsafeDowncast(probe, to: ValueProbe<Element?>.self)
         // The probe keeps no copy of the element: it never reports a change, so its value is
         // never read again, and a copy would keep the element's first state alive.
         if case .some = probe.value { probe.value = nil }
@@ -133,11 +135,12 @@ class ElementAccess<Element>: @unchecked Sendable {
     }
   }
 
-  /// Makes a probe's refresh from the read of its field and the comparison of its values.
+  /// Makes a probe's refresh from the read of its field and the comparison of its values. The
+  /// refresh is given the probe it was made for: a `ValueProbe<Value?>`.
   @usableFromInline
   typealias RefresherMaker<Value> = (
     _ read: FieldRead<Value>, _ isUnchanged: @escaping (Value?, Value?) -> Bool
-  ) -> (UnsafeRawPointer, ValueProbe<Value?>) -> Bool
+  ) -> (UnsafeRawPointer, Probe) -> Bool
 
   /// Reads `field`, and records the read: the probe the running observer's last run had here if
   /// it is this read, or a new one, whose refresh `makeRefresher` makes.
@@ -287,7 +290,7 @@ class ElementAccess<Element>: @unchecked Sendable {
     field: KeyPath<Element, Value>, isSafe: Bool, reader: UInt64, value: Value?,
     read: @escaping (UnsafeRawPointer) -> Value?,
     isUnchanged: @escaping (Value?, Value?) -> Bool,
-    refresher: @escaping (UnsafeRawPointer, ValueProbe<Value?>) -> Bool
+    refresher: @escaping (UnsafeRawPointer, Probe) -> Bool
   ) -> Probe {
     preconditionFailure("abstract")
   }
@@ -327,7 +330,7 @@ where Element.ID: Sendable {
     field: KeyPath<Element, Value>, isSafe: Bool, reader: UInt64, value: Value?,
     read: @escaping (UnsafeRawPointer) -> Value?,
     isUnchanged: @escaping (Value?, Value?) -> Bool,
-    refresher: @escaping (UnsafeRawPointer, ValueProbe<Value?>) -> Bool
+    refresher: @escaping (UnsafeRawPointer, Probe) -> Bool
   ) -> Probe {
     // The refresher's rule counts identical bits as unchanged: it serves after any action too.
     RefreshedElementProbe(

@@ -164,7 +164,7 @@ final class ObservationGraph: @unchecked Sendable {
           // A row store's keeper whose row a field probe of the same store has just kept.
           if probe.keptAt == generation { return }
           if probe.isSafe {
-            if probe.refresh(state) {
+            if probe.refreshAfterWrite(state, probe) {
               probe.changedAt = generation
               fire(probe)
             }

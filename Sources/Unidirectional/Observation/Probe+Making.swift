@@ -240,6 +240,8 @@ func makeElementProbe<State, Element: Identifiable, Value>(
     isUnchanged: isUnchanged,
     readWrites: IdentifiedArray<Element>.writesReader(atOffset: arrayOffset ?? 0),
     refresher: { state, probe in
+      // Made for this probe, which is a `ValueProbe<Value?>`.
+      let probe = unsafeDowncast(probe, to: ValueProbe<Value?>.self)
       let new = read(state)
       let unchanged = Unidirectional.isUnchanged(probe.value, new, by: isUnchanged)
       // Always: equal values may live in different storage (DESIGN invariant 4).

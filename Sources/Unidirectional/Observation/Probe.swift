@@ -114,10 +114,18 @@ class Probe: @unchecked Sendable {
   /// its last observer was cancelled during a run).
   @exclusivity(unchecked) final var isFiled = false
 
+  /// `refresh`, called by an element group's pass without a virtual call: for an element probe
+  /// whose refresh is a closure made where the types are known (`RefreshedElementProbe`), that
+  /// closure itself, given the probe. Not optional: a closure stored as a `let` is called
+  /// without taking a reference to its context.
+  @usableFromInline final let refreshAfterWrite: (UnsafeRawPointer, Probe) -> Bool
+
   init(
     kind: Kind, isSafe: Bool, keyPath: AnyKeyPath, arrayKeyPath: AnyKeyPath? = nil,
-    reader: UInt64? = nil, byteRange: Range<Int>? = nil, generation: UInt64
+    reader: UInt64? = nil, byteRange: Range<Int>? = nil, generation: UInt64,
+    refreshAfterWrite: @escaping (UnsafeRawPointer, Probe) -> Bool = Probe.refresh
   ) {
+    self.refreshAfterWrite = refreshAfterWrite
     self.kind = kind
     self.isSafe = isSafe
     self.keyPath = keyPath
@@ -138,6 +146,12 @@ class Probe: @unchecked Sendable {
   /// changed.
   func refresh(_ state: UnsafeRawPointer) -> Bool {
     fatalError("abstract")
+  }
+
+  /// `probe.refresh(state)`: the `refreshAfterWrite` of a probe that has no closure of its own.
+  @usableFromInline
+  static func refresh(_ state: UnsafeRawPointer, _ probe: Probe) -> Bool {
+    probe.refresh(state)
   }
 
   /// Like `refresh`, for a probe checked after every action whatever changed (a tracked read):
@@ -231,14 +245,15 @@ class ValueProbe<Value>: Probe, @unchecked Sendable {
     kind: Kind, isSafe: Bool, keyPath: AnyKeyPath, arrayKeyPath: AnyKeyPath? = nil,
     reader: UInt64? = nil, byteRange: Range<Int>? = nil, generation: UInt64,
     value: Value, read: @escaping (UnsafeRawPointer) -> Value,
-    isUnchanged: @escaping (Value, Value) -> Bool
+    isUnchanged: @escaping (Value, Value) -> Bool,
+    refreshAfterWrite: @escaping (UnsafeRawPointer, Probe) -> Bool = Probe.refresh
   ) {
     self.read = read
     self.isUnchanged = isUnchanged
     self.value = value
     super.init(
       kind: kind, isSafe: isSafe, keyPath: keyPath, arrayKeyPath: arrayKeyPath, reader: reader,
-      byteRange: byteRange, generation: generation)
+      byteRange: byteRange, generation: generation, refreshAfterWrite: refreshAfterWrite)
   }
 
   override func refresh(_ state: UnsafeRawPointer) -> Bool {
@@ -275,14 +290,16 @@ class ElementProbe<ID: Hashable, Value>: ValueProbe<Value?>, @unchecked Sendable
     kind: Kind, isSafe: Bool, field: AnyKeyPath, arrayKeyPath: AnyKeyPath, id: ID,
     idHash: Int, reader: UInt64?, generation: UInt64, value: Value?,
     read: @escaping (UnsafeRawPointer) -> Value?, isUnchanged: @escaping (Value?, Value?) -> Bool,
-    readWrites: @escaping (UnsafeRawPointer) -> ElementWrites
+    readWrites: @escaping (UnsafeRawPointer) -> ElementWrites,
+    refreshAfterWrite: @escaping (UnsafeRawPointer, Probe) -> Bool = Probe.refresh
   ) {
     self.id = id
     self.idHash = idHash
     self.readWrites = readWrites
     super.init(
       kind: kind, isSafe: isSafe, keyPath: field, arrayKeyPath: arrayKeyPath, reader: reader,
-      generation: generation, value: value, read: read, isUnchanged: isUnchanged)
+      generation: generation, value: value, read: read, isUnchanged: isUnchanged,
+      refreshAfterWrite: refreshAfterWrite)
   }
 
   override final var key: ReadKey {

@@ -45,10 +45,7 @@ final class RefreshedElementProbe<ID: Hashable, Value>: ElementProbe<ID, Value>,
 {
   // Safe: as `Probe`.
 
-  /// Evaluates the read, remembers the new value, and returns whether it changed. Not
-  /// optional: a closure stored as a `let` is called without taking a reference to its context.
-  @usableFromInline let refresher: (UnsafeRawPointer, ValueProbe<Value?>) -> Bool
-  /// Whether `refresher` also serves after any action (its rule counts identical bits as
+  /// Whether `refreshAfterWrite`, the refresher given, also serves after any action (its rule counts identical bits as
   /// unchanged); otherwise `ValueProbe.refreshAfterAnyAction` does.
   @usableFromInline let refreshesAfterAnyAction: Bool
 
@@ -58,23 +55,22 @@ final class RefreshedElementProbe<ID: Hashable, Value>: ElementProbe<ID, Value>,
     idHash: Int, reader: UInt64?, generation: UInt64, value: Value?,
     read: @escaping (UnsafeRawPointer) -> Value?, isUnchanged: @escaping (Value?, Value?) -> Bool,
     readWrites: @escaping (UnsafeRawPointer) -> ElementWrites,
-    refresher: @escaping (UnsafeRawPointer, ValueProbe<Value?>) -> Bool,
+    refresher: @escaping (UnsafeRawPointer, Probe) -> Bool,
     refreshesAfterAnyAction: Bool
   ) {
-    self.refresher = refresher
     self.refreshesAfterAnyAction = refreshesAfterAnyAction
     super.init(
       kind: kind, isSafe: isSafe, field: field, arrayKeyPath: arrayKeyPath, id: id,
       idHash: idHash, reader: reader, generation: generation, value: value, read: read,
-      isUnchanged: isUnchanged, readWrites: readWrites)
+      isUnchanged: isUnchanged, readWrites: readWrites, refreshAfterWrite: refresher)
   }
 
   override func refresh(_ state: UnsafeRawPointer) -> Bool {
-    refresher(state, self)
+    refreshAfterWrite(state, self)
   }
 
   override func refreshAfterAnyAction(_ state: UnsafeRawPointer) -> Bool {
     guard refreshesAfterAnyAction else { return super.refreshAfterAnyAction(state) }
-    return refresher(state, self)
+    return refreshAfterWrite(state, self)
   }
 }
