@@ -41,36 +41,49 @@ extension Store {
 
   // MARK: Reading and recording
 
-  @inlinable
+  @inlinable @inline(__always)
   func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
+    // An observer re-running makes the stored read it made last time: a few loads, inlined
+    // where the store is read. Every other read makes a call.
     if let elementAccess = lentElementAccess {
-      // A row store's observer re-running: specialized, and no existential in between. The
-      // predicted read of a stored field first: a few loads.
+      // A row store's: specialized, and no existential in between.
       if let value = elementAccess._withUnsafeGuaranteedRef({ $0.predictedStoredRead(keyPath) }) {
         return value
       }
-      if let value = elementAccess._withUnsafeGuaranteedRef({ elementAccess -> Value? in
+    } else if scope == nil, let value = predictedStoredRead(keyPath) {
+      return value
+    }
+    return readUnpredicted(keyPath)
+  }
+
+  /// The read a root store's observer re-running on the owner's thread makes, if it is the
+  /// stored read it made last time (only a re-run has predicted reads, and only the drain
+  /// recorder re-runs observers); `nil` for any other read. No action can commit meanwhile,
+  /// and the value is a plain load.
+  @inlinable @inline(__always)
+  func predictedStoredRead<Value>(_ keyPath: KeyPath<State, Value>) -> Value? {
+    guard let recorder = activeDrainRecorder else { return nil }
+    return recorder._withUnsafeGuaranteedRef { recorder -> Value? in
+      guard let probe = recorder.predictedProbe(for: keyPath),
+        let byteStart = probe._withUnsafeGuaranteedRef({ $0.kind == .stored ? $0.byteStart : nil })
+      else { return nil }
+      recorder.appendPredicted(probe)
+      return UnsafeRawPointer(statePointer).load(fromByteOffset: byteStart, as: Value.self)
+    }
+  }
+
+  /// `read` of anything but a predicted stored read.
+  @inlinable @inline(never)
+  func readUnpredicted<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
+    if let elementAccess = lentElementAccess,
+      let value = elementAccess._withUnsafeGuaranteedRef({ elementAccess -> Value? in
         guard let recorder = elementAccess.ownerRecorder else { return nil }
         return recorder._withUnsafeGuaranteedRef { elementAccess.recordedRead(keyPath, by: $0) }
-      }) {
-        return value
-      }
+      })
+    {
+      return value
     }
     if let scope { return scope.read(keyPath) }
-    // Only a re-run has predicted reads, and only the drain recorder re-runs observers.
-    if let recorder = activeDrainRecorder {
-      // The hot path: an observer re-running on the owner's thread makes the stored read it made
-      // last time. No action can commit meanwhile, and the value is a plain load.
-      let stored = recorder._withUnsafeGuaranteedRef { recorder -> Value? in
-        guard let probe = recorder.predictedProbe(for: keyPath),
-          let byteStart = probe._withUnsafeGuaranteedRef({ $0.kind == .stored ? $0.byteStart : nil }
-          )
-        else { return nil }
-        recorder.appendPredicted(probe)
-        return UnsafeRawPointer(statePointer).load(fromByteOffset: byteStart, as: Value.self)
-      }
-      if let stored { return stored }
-    }
     return record(KeyPathRead(keyPath))
   }
 
