@@ -71,15 +71,12 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
   ///
   /// A method given a pointer, not a closure: a closure capturing the element reducer would
   /// copy it on every action.
-  @inlinable
+  @inlinable @inline(__always)
   func reduceElement(
     id: Element.State.ID, action: Element.Action, in state: UnsafeMutablePointer<Parent.State>
   ) -> Effect<Element.Action>? {
     guard let elementsOffset else {
-      guard let position = state.pointee[keyPath: toElements].index(id: id) else { return nil }
-      return state.pointee[keyPath: toElements].updateElement(at: position, id: id) {
-        element.reduce(into: &$0, action: action)
-      }
+      return reduceElementByKeyPath(id: id, action: action, in: state)
     }
     // A stored property at `elementsOffset`: its memory is bound to its type.
     let elements = UnsafeMutableRawPointer(state).advanced(by: elementsOffset)
@@ -88,6 +85,18 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
       return nil
     }
     return elements.pointee.updateElement(at: position, id: id) {
+      element.reduce(into: &$0, action: action)
+    }
+  }
+
+  /// `reduceElement` when the elements are not a stored property: through the key path, out of
+  /// line (its frame would cost the common case one of its size).
+  @inlinable @inline(never)
+  func reduceElementByKeyPath(
+    id: Element.State.ID, action: Element.Action, in state: UnsafeMutablePointer<Parent.State>
+  ) -> Effect<Element.Action>? {
+    guard let position = state.pointee[keyPath: toElements].index(id: id) else { return nil }
+    return state.pointee[keyPath: toElements].updateElement(at: position, id: id) {
       element.reduce(into: &$0, action: action)
     }
   }

@@ -195,6 +195,44 @@ extension CasePath where Root == ModeFeature.Action {
     #expect(store[\.list.rows[id: 3]?.title] == "")  // Its `.finished` was dropped.
   }
 
+  /// Rows behind a computed property have no stored offset: `forEach` reaches them through its
+  /// key path (the path its fast one leaves out of line). Row actions, a missing row and a
+  /// row's effect cancelled by a removal behave as for stored rows.
+  @Test func forEachOverAComputedPropertyReachesItsRows() async {
+    struct Pages: Reducer {
+      struct State: Sendable {
+        var pages: [IdentifiedArray<RowFeature.State>] = [[RowFeature.State(id: 1)], []]
+        var page = 0
+        var rows: IdentifiedArray<RowFeature.State> {
+          get { pages[page] }
+          set { pages[page] = newValue }
+        }
+      }
+      let log: Log<String>
+      var body: some Reducer<State, ListFeature.Action> {
+        Reduce { state, action in
+          if case .remove(let id) = action { state.rows[id: id] = nil }
+          return .none
+        }
+        .forEach(\.rows, action: .row) { RowFeature(log: log) }
+      }
+    }
+    let issues = Log<String>()
+    let store = Store(initialState: Pages.State(), reducer: Pages(log: log)) {
+      issues.append("\($0)")
+    }
+    store.send(.row(id: 1, action: .tapped))
+    store.send(.row(id: 1, action: .tapped))
+    #expect(store[\.pages[0][id: 1]?.taps] == 2)
+    store.send(.row(id: 7, action: .tapped))
+    #expect(issues.values.count == 1)
+    let work = store.send(.row(id: 1, action: .startLongWork))
+    store.send(.remove(id: 1))
+    await work.finish()
+    #expect(log.values.contains("row 1 work cancelled"))
+    #expect(store[\.pages[0]].isEmpty)
+  }
+
   @Test func anElementReducerThatChangesTheIDStops() async {
     let result = await #expect(
       processExitsWith: .failure, observing: [\.standardErrorContent]
