@@ -11,7 +11,8 @@
 ///
 /// 1. Safe probes that may have changed are evaluated at once: stored ones whose bytes changed
 ///    (`ByteIndex`), element ones whose element was written (`ElementGroup`). Element probes
-///    that are not safe are only marked dirty.
+///    that are not safe are only marked dirty. A row store's keeper whose row a probe of one of
+///    its fields has just kept is skipped (see `ElementKeeping`).
 /// 2. The observers to check are the subscribers of those probes, and the observers that made
 ///    a read nothing tells the change of (computed key paths, non-`Equatable` values).
 /// 3. Each is checked by walking its reads **in the order it made them**, evaluating a lazy
@@ -36,7 +37,9 @@
 /// While it evaluates probes (`isBusy`), user code runs (`==`, getters, deinits of old values);
 /// anything that code asks of the graph (cancelling an observer, registering one, a tracked
 /// read) waits in `deferred` until the pass is over. Probes and closures the graph drops are
-/// released only once its structures are consistent again.
+/// released only once its structures are consistent again. While the store runs the observers
+/// of a lent subscriber list (`Observers.lent`), the graph holds that list before it changes
+/// any probe's subscribers.
 @usableFromInline
 final class ObservationGraph: @unchecked Sendable {
   // Safe: used only by the thread that owns the store (see above).
