@@ -194,9 +194,11 @@ class ElementAccess<Element>: @unchecked Sendable {
     _ field: KeyPath<Element, Value>, reader: UInt64, lastKnown: SpinLocked<Element>?,
     isKeeper: Bool, by recorder: AccessRecorder, refresher makeRefresher: RefresherMaker<Value>
   ) -> Value? {
+    // The keeper's own read keeps nothing: `keeping` holds the keeper's probe, which holds
+    // this read (a cycle).
     let fieldRead = FieldRead(
       field: field, offset: MemoryLayout<Element>.offset(of: field), locate: locate,
-      lastKnown: lastKnown, keeping: keeping)
+      lastKnown: lastKnown, keeping: isKeeper ? nil : keeping)
     let value = fieldRead.value(in: state)
     let isUnchanged: (Value?, Value?) -> Bool
     switch ChangeRule<Value>.forType.optional.orIdentical {
@@ -206,8 +208,11 @@ class ElementAccess<Element>: @unchecked Sendable {
       // A value that cannot be compared: changed after every write to its element.
       isUnchanged = { _, _ in false }
     }
+    // The keeper's probe keeps no copy of the element (see `keeperRead`): skipped while a field
+    // probe keeps the row, it would keep the first one for good.
     let made = makeProbe(
-      field: field, isSafe: fieldRead.offset != nil, reader: reader, value: value,
+      field: field, isSafe: fieldRead.offset != nil, reader: reader,
+      value: isKeeper ? nil : value,
       read: { fieldRead.value(in: $0) }, isUnchanged: isUnchanged,
       refresher: makeRefresher(fieldRead, isUnchanged))
     made.isKeeper = isKeeper
@@ -227,14 +232,15 @@ class ElementAccess<Element>: @unchecked Sendable {
     @usableFromInline let locate: @Sendable (UnsafeRawPointer) -> UnsafeRawPointer?
     /// Where the value is read once the element is gone, if anywhere.
     @usableFromInline let lastKnown: SpinLocked<Element>?
-    /// How the child's field probes keep the element for its keeper.
-    @usableFromInline let keeping: ElementKeeping<Element>
+    /// How the child's field probes keep the element for its keeper; `nil` for the keeper's
+    /// own read.
+    @usableFromInline let keeping: ElementKeeping<Element>?
 
     @inlinable
     init(
       field: KeyPath<Element, Value>, offset: Int?,
       locate: @escaping @Sendable (UnsafeRawPointer) -> UnsafeRawPointer?,
-      lastKnown: SpinLocked<Element>?, keeping: ElementKeeping<Element>
+      lastKnown: SpinLocked<Element>?, keeping: ElementKeeping<Element>?
     ) {
       self.field = field
       self.offset = offset
@@ -255,7 +261,7 @@ class ElementAccess<Element>: @unchecked Sendable {
     @inlinable @inline(__always)
     func valueKeepingElement(in state: UnsafeRawPointer) -> Value? {
       guard let offset, let element = locate(state) else { return value(in: state) }
-      keeping.keep(element)
+      keeping?.keep(element)
       return element.load(fromByteOffset: offset, as: Value.self)
     }
   }

@@ -136,7 +136,12 @@ final class ObservationGraph: @unchecked Sendable {
     /// The subscribers of one probe (the common case: one value changed): its own list, lent
     /// without a reference until the store calls `endLending()`. A retain and a release of
     /// the list fewer per action.
-    case lent(Unmanaged<Probe>)
+    ///
+    /// Taken when it is lent, in the pass: user code runs before the store runs the observers
+    /// (deferred requests carried out at the end of the pass, the effect's start, `onIssue`),
+    /// and may register or cancel an observer of the value, which makes the graph hold this
+    /// list and change a copy, or drop the probe.
+    case lent(UnsafeBufferPointer<ObserverRecord>)
     case owned([ObserverRecord])
   }
 
@@ -181,7 +186,7 @@ final class ObservationGraph: @unchecked Sendable {
     var changes = Changes()
     if lentProbe == nil, let only = onlyChangedProbe.take() {
       // Not while a run goes through a lent list: one lent list at a time.
-      changes.observers = .lent(only)
+      changes.observers = .lent(only._withUnsafeGuaranteedRef { $0.lentSubscribers })
       lentProbe = only
     } else {
       if let only = onlyChangedProbe.take() { certain.add(only.takeUnretainedValue().subscribers) }
@@ -192,7 +197,7 @@ final class ObservationGraph: @unchecked Sendable {
       let fired: [ObserverRecord]
       switch changes.observers {
       case .none: fired = []
-      case .lent(let probe): fired = probe.takeUnretainedValue().subscribers
+      case .lent(let observers): fired = Array(observers)
       case .owned(let observers): fired = observers
       }
       var checked: [ObserverRecord] = []

@@ -210,7 +210,8 @@ class Probe: @unchecked Sendable {
   }
 
   /// The subscribers' storage, without a reference to it: valid while the list is neither
-  /// changed nor released (see `ObservationGraph.Observers.lent`).
+  /// changed nor released (see `ObservationGraph.Observers.lent`). A native array, never
+  /// bridged: its storage is the array's own buffer, which outlives this call.
   final var lentSubscribers: UnsafeBufferPointer<ObserverRecord> {
     subscribers.withUnsafeBufferPointer { $0 }
   }

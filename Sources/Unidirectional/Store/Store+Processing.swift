@@ -104,8 +104,8 @@ extension Store {
     switch changes.observers {
     case .none:
       break
-    case .lent(let probe):
-      runObservers(probe._withUnsafeGuaranteedRef { $0.lentSubscribers })
+    case .lent(let observers):
+      runObservers(observers)
       graph.endLending()
     case .owned(let observers):
       observers.withUnsafeBufferPointer { runObservers($0) }

@@ -3,17 +3,18 @@ import Testing
 import Unidirectional
 import UnidirectionalTestSupport
 
-// Review of `ElementKeeping`. Two ways a row store's states can outlive it:
-// - The keeper's probe holds its `ElementKeeping` (its `read` closure captures the `FieldRead`,
-//   which holds the keeping), and the keeping holds the keeper's probe (`heldKeeper`): a cycle,
-//   so every row store made by `scope(state:id:action:)` leaks its keeper probe and its last
-//   known state (`lastKnown`), whatever its observers.
+// A row store's states must not outlive it. Two ways they did (see `ElementKeeping`):
+// - The keeper's probe held its `ElementKeeping` (its `read` closure captures the `FieldRead`,
+//   which held the keeping), and the keeping holds the keeper's probe (`heldKeeper`): a cycle,
+//   so every row store made by `scope(state:id:action:)` leaked its keeper probe and its last
+//   known state (`lastKnown`), whatever its observers. The keeper's own read keeps nothing now.
 // - A row store's keeper probe is skipped in a pass in which a probe of a stored field of the
-//   same row store kept the row. The keeper's probe is made holding the row as first read, and
-//   only its own refresh lets that copy go (see `ElementAccess.keeperRead`): skipped on every
-//   write, it keeps the row's first state alive for as long as the keeper lives.
+//   same row store kept the row. The keeper's probe was made holding the row as first read, and
+//   only its own refresh let that copy go (see `ElementAccess.keeperRead`): skipped on every
+//   write, it kept the row's first state alive for as long as the keeper lived. It is made
+//   holding nothing now.
 
-@Suite(.serialized) struct ElementKeepingReviewTests {
+@Suite(.serialized) struct ElementKeepingLifetimeTests {
   static func store(firstHook: LendingHook) -> Store<LendingState, LendingAction> {
     makeLendingStore(
       LendingState(rows: IdentifiedArray(uniqueElements: [LendingRow(id: 1, hook: firstHook)])))
@@ -32,8 +33,8 @@ import UnidirectionalTestSupport
     let released = Atomic<Bool>(false)
     let store = Self.store(
       firstHook: LendingHook("first") { released.store(true, ordering: .relaxed) })
-    var row: Store<LendingRow, Int>? = try #require(
-      store.scope(state: \.rows, id: 1, action: Self.embed))
+    var row = store.scope(state: \.rows, id: 1, action: Self.embed)
+    try #require(row != nil)
     let titles = Log<Int>()
     // Reads a stored field through `ElementAccess`, without keeping the row store.
     let token = observesAField ? row?.observe(\.title) { titles.append($0) } : nil
@@ -46,7 +47,8 @@ import UnidirectionalTestSupport
       })
     store.send(LendingAction { $0.rows[id: 1]?.title = 2 })
     let isReleased = released.load(ordering: .relaxed)
-    #expect(isReleased, "the first state of the row is still held (observesAField: \(observesAField))")
+    #expect(
+      isReleased, "the first state of the row is still held (observesAField: \(observesAField))")
     #expect(titles.values == (observesAField ? [0, 1, 2] : []))
     withExtendedLifetime(token) {}
   }
@@ -144,7 +146,8 @@ struct CollidingRow: Identifiable, Equatable, Sendable {
 }
 
 struct CollidingState: Sendable {
-  var rows = IdentifiedArray(uniqueElements: [1, 2, 3].map { CollidingRow(id: CollidingID(raw: $0)) })
+  var rows = IdentifiedArray(
+    uniqueElements: [1, 2, 3].map { CollidingRow(id: CollidingID(raw: $0)) })
 }
 
 enum CollidingAction: Sendable {

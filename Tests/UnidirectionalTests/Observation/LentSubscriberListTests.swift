@@ -3,12 +3,13 @@ import Testing
 import Unidirectional
 import UnidirectionalTestSupport
 
-// Review of the lent subscriber list (`ObservationGraph.Observers.lent`): the store reads the
-// lent probe's list (`Probe.lentSubscribers`) only after `changes(in:)` has carried out the
-// requests deferred during the pass, and after the action's effect has started. User code that
-// runs in either place (the deinit of an old value, `==`, a getter, the store's `onIssue`, an
-// effect's cancellation handler) may register or cancel an observer of the changed value: the
-// list the store then runs is the probe's new one, or the probe is gone.
+// The lent subscriber list (`ObservationGraph.Observers.lent`) is taken in the pass, before
+// `changes(in:)` carries out the requests deferred during it and before the action's effect
+// starts. User code that runs in either place (the deinit of an old value, `==`, a getter, the
+// store's `onIssue`, an effect's cancellation handler) may register or cancel an observer of
+// the changed value: the store must still run the list as it was, and never read a probe that
+// is gone. (Read from the probe after that code, the list ran a new observer twice, and a
+// cancelled probe was read after it was freed.)
 
 /// A feature whose every action counts, and whose row actions go to rows that may be missing
 /// (an issue for `onIssue`, reported while the action's effect starts, before its observers run).
@@ -30,7 +31,7 @@ struct LentIssueFeature: Reducer {
   }
 }
 
-@Suite(.serialized) struct LentListReviewTests {
+@Suite(.serialized) struct LentSubscriberListTests {
   /// One value changes; the refresh of another probe releases the old value it held, whose
   /// deinit registers an observer of the changed value (its first run happens then, during the
   /// pass, on the new state). The registration is deferred to the end of the pass, which adds
@@ -131,8 +132,8 @@ struct LentIssueFeature: Reducer {
     let onIssue = EdgeBox<@Sendable () -> Void>()
     let store = Store(
       initialState: LentIssueFeature.State(),
-      onIssue: { _ in onIssue.take()?() }
-    ) { LentIssueFeature() }
+      reducer: LentIssueFeature(),
+      onIssue: { _ in onIssue.take()?() })
     let before = store.observationFootprint
     let added = EdgeBox<ObservationToken>()
     let token = store.observe { runs.append("o\(store.count)") }
@@ -158,8 +159,8 @@ struct LentIssueFeature: Reducer {
     let onIssue = EdgeBox<@Sendable () -> Void>()
     let store = Store(
       initialState: LentIssueFeature.State(),
-      onIssue: { _ in onIssue.take()?() }
-    ) { LentIssueFeature() }
+      reducer: LentIssueFeature(),
+      onIssue: { _ in onIssue.take()?() })
     let before = store.observationFootprint
     let me = EdgeBox<ObservationToken>()
     me.value = store.observe { runs.append("o\(store.count)") }
@@ -180,8 +181,8 @@ struct LentIssueFeature: Reducer {
     let onIssue = EdgeBox<@Sendable () -> Void>()
     let store = Store(
       initialState: LentIssueFeature.State(),
-      onIssue: { _ in onIssue.value?() }
-    ) { LentIssueFeature() }
+      reducer: LentIssueFeature(),
+      onIssue: { _ in onIssue.value?() })
     let before = store.observationFootprint
     let tokens = EdgeBox<[Int: ObservationToken]>([:])
     let nextName = Atomic<Int>(0)
