@@ -81,7 +81,9 @@ class Probe: @unchecked Sendable {
   @usableFromInline final let byteStart: Int
   final let byteCount: Int
 
-  /// The observers whose latest run made this read, ordered by registration.
+  /// The observers whose latest run made this read, ordered by registration. Changed only by
+  /// the graph's `update`, `remove` and `removeAll`, which first hold a lent list (see
+  /// `ObservationGraph.Observers.lent`): a change anywhere else could free a list being run.
   @exclusivity(unchecked) final var subscribers: [ObserverRecord] = []
 
   /// The generation (the graph's count of actions) after which the value last changed.
