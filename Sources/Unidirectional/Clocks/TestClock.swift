@@ -21,10 +21,12 @@
 /// advanced by five periods ticks five times.
 ///
 /// An effect that waits on something other than a test clock (an `AsyncStream`, a socket) is
-/// not quiet; the clock moves on once nothing has changed for 50 ms. The same holds for an
-/// effect that waits for tasks it created itself (a task group, `async let`): a step that wakes
-/// one of them waits those 50 ms, and if that task works longer without starting or ending an
-/// effect, the clock moves on before it is done.
+/// not quiet; the clock moves on once nothing has changed for 50 ms while the process was idle.
+/// While the process keeps a processor busy (an effect computes, or its thread waits for a
+/// processor on a loaded machine), the clock goes on waiting, up to two seconds without a change.
+/// The same holds for an effect that waits for tasks it created itself (a task group,
+/// `async let`): a step that wakes one of them waits for such a pause, so a child task that works
+/// for longer than two seconds without starting or ending an effect is not waited for.
 ///
 /// A sleeping task that is cancelled wakes at once with `CancellationError`.
 ///

@@ -11,7 +11,8 @@
 /// counted, and their sleeps on a test clock do not park anything: the counted task waiting for
 /// them stays active, so the activity reads quiet only after the settle time, as when a counted
 /// task waits on something else (an `AsyncStream`, a socket). Slower, never early: counting
-/// their sleeps as parking would let the count read quiet while one of them runs.
+/// their sleeps as parking would let the count read quiet while one of them runs. For the same
+/// reason a settle window in which the process was busy does not count (see `waitUntilQuiet`).
 ///
 /// Each counted task runs with its store's activity and its own identity as ``current`` (a
 /// task-local, which child tasks inherit: hence the identity), which is how a test clock finds
@@ -150,10 +151,32 @@ final class EffectActivity: Sendable {
 
   // MARK: Waiting
 
-  /// Returns once no counted task is active, or once nothing has changed for `settle` (a task
-  /// waits on something other than a test clock), whichever comes first.
+  /// Returns once no counted task is active, or once nothing has changed for `settle` while the
+  /// process was idle (a task waits on something other than a test clock), whichever comes
+  /// first.
+  ///
+  /// A settle window in which the process kept a processor at least half busy does not count:
+  /// the active task may be computing, or ready to run and waiting for a processor (a loaded
+  /// machine, tests running in parallel), and it would send its next action after the clock had
+  /// moved on. Such windows are waited out for up to `busySettleLimit` in a row, then the wait ends as
+  /// if the process had been idle.
   func waitUntilQuiet(settle: Duration = EffectActivity.settleTime) async {
-    await wait(settle: settle) { $0.active <= 0 }
+    // Set while nothing changes and the process stays busy: when that began.
+    var busySince: ContinuousClock.Instant?
+    while true {
+      let seen = changes.generation
+      if counts.withLock({ $0.active <= 0 }) { return }
+      let start = (wall: ContinuousClock.now, processor: ProcessorTime.used)
+      if await changes.wait(past: seen, timeout: settle) {
+        busySince = nil
+        continue
+      }
+      let window = start.wall.duration(to: .now)
+      guard ProcessorTime.used - start.processor >= window / 2 else { return }
+      let since = busySince ?? start.wall
+      guard since.duration(to: .now) < EffectActivity.busySettleLimit else { return }
+      busySince = since
+    }
   }
 
   /// Returns once every counted task has ended, once none is active (each left is asleep on a
@@ -179,9 +202,12 @@ final class EffectActivity: Sendable {
     }
   }
 
-  /// How long `waitUntilQuiet` waits without any change before it decides that the active tasks
-  /// are waiting on something outside the store.
+  /// How long `waitUntilQuiet` waits without any change, in an idle process, before it decides
+  /// that the active tasks are waiting on something outside the store.
   static let settleTime = Duration.milliseconds(50)
+
+  /// How long `waitUntilQuiet` goes on waiting without any change while the process is busy.
+  static let busySettleLimit = Duration.seconds(2)
 
   /// Waits until `isDone` holds, or until nothing changes for `settle`.
   private func wait(settle: Duration, until isDone: (Counts) -> Bool) async {
