@@ -23,10 +23,10 @@
 /// An effect that waits on something other than a test clock (an `AsyncStream`, a socket) is
 /// not quiet; the clock moves on once nothing has changed for 50 ms while the process was idle.
 /// While the process keeps a processor busy (an effect computes, or its thread waits for a
-/// processor on a loaded machine), the clock goes on waiting, up to two seconds without a change.
+/// processor on a loaded machine), the clock goes on waiting, up to a second without a change.
 /// The same holds for an effect that waits for tasks it created itself (a task group,
 /// `async let`): a step that wakes one of them waits for such a pause, so a child task that works
-/// for longer than two seconds without starting or ending an effect is not waited for.
+/// for longer than a second without starting or ending an effect is not waited for.
 ///
 /// A sleeping task that is cancelled wakes at once with `CancellationError`.
 ///

@@ -158,8 +158,8 @@ final class EffectActivity: Sendable {
   /// A settle window in which the process kept a processor at least half busy does not count:
   /// the active task may be computing, or ready to run and waiting for a processor (a loaded
   /// machine, tests running in parallel), and it would send its next action after the clock had
-  /// moved on. Such windows are waited out for up to `busySettleLimit` in a row, then the wait ends as
-  /// if the process had been idle.
+  /// moved on. Such windows are waited out for up to `busySettleLimit` in a row; then the wait
+  /// ends as if the process had been idle.
   func waitUntilQuiet(settle: Duration = EffectActivity.settleTime) async {
     // Set while nothing changes and the process stays busy: when that began.
     var busySince: ContinuousClock.Instant?
@@ -207,7 +207,11 @@ final class EffectActivity: Sendable {
   static let settleTime = Duration.milliseconds(50)
 
   /// How long `waitUntilQuiet` goes on waiting without any change while the process is busy.
-  static let busySettleLimit = Duration.seconds(2)
+  ///
+  /// Far longer than a thread waits for a processor on a loaded machine, yet bounded: an effect
+  /// that waits outside the store while other tests keep the process busy costs a test step this
+  /// much, not the 50 ms of an idle process.
+  static let busySettleLimit = Duration.seconds(1)
 
   /// Waits until `isDone` holds, or until nothing changes for `settle`.
   private func wait(settle: Duration, until isDone: (Counts) -> Bool) async {

@@ -92,7 +92,7 @@ import UnidirectionalTestSupport
 
   /// The rule above is no reason to wait for good: an effect that waits on something outside
   /// the store is left waiting, and time moves on (after 50 ms if the process is idle, at most
-  /// two seconds if it is busy).
+  /// a second if it is busy).
   @Test func aStepDoesNotWaitForAnEffectWaitingOutsideTheStore() async {
     let clock = TestClock()
     let outside = Gate()
