@@ -12,7 +12,8 @@
 /// them stays active, so the activity reads quiet only after the settle time, as when a counted
 /// task waits on something else (an `AsyncStream`, a socket). Slower, never early: counting
 /// their sleeps as parking would let the count read quiet while one of them runs. For the same
-/// reason a settle window in which the process was busy does not count (see `waitUntilQuiet`).
+/// reason a settle window in which the processors were busy does not count (see
+/// `waitUntilQuiet`).
 ///
 /// Each counted task runs with its store's activity and its own identity as ``current`` (a
 /// task-local, which child tasks inherit: hence the identity), which is how a test clock finds
@@ -152,27 +153,30 @@ final class EffectActivity: Sendable {
   // MARK: Waiting
 
   /// Returns once no counted task is active, or once nothing has changed for `settle` while the
-  /// process was idle (a task waits on something other than a test clock), whichever comes
+  /// processors were idle (a task waits on something other than a test clock), whichever comes
   /// first.
   ///
-  /// A settle window in which the process kept a processor at least half busy does not count:
-  /// the active task may be computing, or ready to run and waiting for a processor (a loaded
-  /// machine, tests running in parallel), and it would send its next action after the clock had
-  /// moved on. Such windows are waited out for up to `busySettleLimit` in a row; then the wait
-  /// ends as if the process had been idle.
+  /// A settle window in which the processors were busy (see `ProcessorLoad`) does not count: the
+  /// active task may be computing, or ready to run and waiting for a processor, and it would
+  /// send its next action after the clock had moved on. Busy windows are waited out until
+  /// `busySettleLimit` has passed without a change (checked at the end of each window); then
+  /// the wait ends as if the processors had been idle.
   func waitUntilQuiet(settle: Duration = EffectActivity.settleTime) async {
-    // Set while nothing changes and the process stays busy: when that began.
+    // Set while nothing changes and the processors stay busy: when that began.
     var busySince: ContinuousClock.Instant?
+    var seen = changes.generation
     while true {
-      let seen = changes.generation
       if counts.withLock({ $0.active <= 0 }) { return }
-      let start = (wall: ContinuousClock.now, processor: ProcessorTime.used)
-      if await changes.wait(past: seen, timeout: settle) {
+      let start = ProcessorLoad.sample()
+      let signalled = await changes.wait(past: seen, timeout: settle)
+      // A change that came after the timeout counts too: it restarts the busy budget.
+      let generation = changes.generation
+      if signalled || generation != seen {
+        seen = generation
         busySince = nil
         continue
       }
-      let window = start.wall.duration(to: .now)
-      guard ProcessorTime.used - start.processor >= window / 2 else { return }
+      guard ProcessorLoad.wasBusy(since: start) else { return }
       let since = busySince ?? start.wall
       guard since.duration(to: .now) < EffectActivity.busySettleLimit else { return }
       busySince = since
@@ -202,15 +206,15 @@ final class EffectActivity: Sendable {
     }
   }
 
-  /// How long `waitUntilQuiet` waits without any change, in an idle process, before it decides
-  /// that the active tasks are waiting on something outside the store.
+  /// How long `waitUntilQuiet` waits without any change, with idle processors, before it
+  /// decides that the active tasks are waiting on something outside the store.
   static let settleTime = Duration.milliseconds(50)
 
-  /// How long `waitUntilQuiet` goes on waiting without any change while the process is busy.
+  /// How long `waitUntilQuiet` goes on waiting without any change while the processors are busy.
   ///
   /// Far longer than a thread waits for a processor on a loaded machine, yet bounded: an effect
-  /// that waits outside the store while other tests keep the process busy costs a test step this
-  /// much, not the 50 ms of an idle process.
+  /// that waits outside the store while the processors are busy costs a test step about this
+  /// much, not the 50 ms it costs on idle ones.
   static let busySettleLimit = Duration.seconds(1)
 
   /// Waits until `isDone` holds, or until nothing changes for `settle`.

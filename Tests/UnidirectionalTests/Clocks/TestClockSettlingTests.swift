@@ -5,51 +5,60 @@ import UnidirectionalTestSupport
 
 /// A step of a test clock waits for the effects it woke to be quiet. An effect task that is
 /// active but makes no visible progress for the settle time (50 ms) is taken to wait on
-/// something outside the store, unless the process kept the processor busy meanwhile: then the
-/// task may be working, or waiting for a processor, and the clock must not move on.
+/// something outside the store, unless the processors were busy meanwhile: then the task may be
+/// working, or ready to run and waiting for a processor, and the clock must not move on.
 ///
 /// This is how the test store's parity property once failed under ThreadSanitizer, with the
 /// stress suites running beside it: an effect's thread was held off the processor between two
 /// sends for longer than the settle time, and the clock woke a later sleeper in between.
-@Suite struct TestClockSettlingTests {
-  /// How an effect is held up between its two sends, for longer than the settle time. The
+///
+/// Serialized: a test that keeps this process busy would hide whether the machine's load alone
+/// holds a step.
+@Suite(.serialized) struct TestClockSettlingTests {
+  /// What keeps the processors busy while an effect is held up between its two sends. The
   /// effect waits for another thread, so that no thread of the cooperative pool is blocked and
-  /// the clock's own task can run meanwhile, as it can when the effect's thread is preempted.
-  enum Stall: CustomStringConvertible, CaseIterable {
-    /// The thread the effect waits for computes.
-    case waitingForAComputation
-    /// The thread the effect waits for is off the processor while another thread of the process
-    /// computes: what a preempted thread looks like to the store on a loaded machine.
-    case preempted
+  /// the clock's own task runs meanwhile, as it does when the effect's thread is preempted.
+  enum Load: CustomStringConvertible, CaseIterable {
+    /// A thread of this process computes: the effect waits for its result.
+    case thisProcess
+    /// Other processes keep every processor busy, while the thread the effect waits for
+    /// sleeps: what a preempted thread looks like to the store on a loaded machine.
+    case otherProcesses
 
     var description: String {
       switch self {
-      case .waitingForAComputation: "waiting for a computation"
-      case .preempted: "preempted"
+      case .thisProcess: "this process"
+      case .otherProcesses: "other processes"
       }
     }
 
-    /// Returns after `duration`, spent on other threads.
-    func holdUp(for duration: Duration) async {
+    /// Only Linux reports the machine's load.
+    static var available: [Load] {
+      FileManager.default.fileExists(atPath: "/proc/stat") && SpinningProcesses.areAvailable
+        ? allCases : [.thisProcess]
+    }
+
+    /// Returns after `duration`, with the processors kept busy meanwhile.
+    func holdUp(for duration: Duration) async throws {
       let end = ContinuousClock.now.advanced(by: duration)
-      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        let worker = Thread { [self] in
-          switch self {
-          case .waitingForAComputation:
-            while ContinuousClock.now < end {}
-          case .preempted:
-            Thread { while ContinuousClock.now < end {} }.start()
-            Thread.sleep(until: Date().addingTimeInterval(Self.seconds(duration)))
-          }
-          continuation.resume()
+      switch self {
+      case .thisProcess:
+        await Self.waitForThread { while ContinuousClock.now < end {} }
+      case .otherProcesses:
+        try await SpinningProcesses.run {
+          await Self.waitForThread { while ContinuousClock.now < end { usleep(1_000) } }
         }
-        worker.start()
       }
     }
 
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-      let (seconds, attoseconds) = duration.components
-      return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    /// Runs `work` on a thread of its own, and returns when it is done.
+    private static func waitForThread(_ work: @escaping @Sendable () -> Void) async {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        Thread {
+          work()
+          continuation.resume()
+        }.start()
+      }
     }
   }
 
@@ -57,7 +66,7 @@ import UnidirectionalTestSupport
   /// wakes at 2 s and sends `c`.
   struct Stalled: Reducer {
     let clock: TestClock
-    let holdUp: @Sendable () async -> Void
+    let holdUp: @Sendable () async throws -> Void
 
     func reduce(into state: inout [String], action: String) -> Effect<String> {
       guard action == "start" else {
@@ -68,7 +77,7 @@ import UnidirectionalTestSupport
         .run { [clock, holdUp] send in
           try await clock.sleep(for: .seconds(1))
           await send("a")
-          await holdUp()
+          try await holdUp()
           await send("b")
         },
         .run { [clock] send in
@@ -78,37 +87,57 @@ import UnidirectionalTestSupport
     }
   }
 
-  @Test(arguments: Stall.allCases)
-  func aStepWaitsForAnEffectHeldUpWhileTheProcessIsBusy(stall: Stall) async {
-    let clock = TestClock()
-    let store = Store(initialState: [String]()) {
-      Stalled(clock: clock) { await stall.holdUp(for: .milliseconds(200)) }
-    }
+  /// Starts both effects of `Stalled`, and advances `clock` past their sleeps.
+  private func advancePastBoth(_ clock: TestClock, _ store: Store<[String], String>) async {
     store.send("start")
     await clock.waitForSleepers(count: 2)
     await clock.advance(by: .seconds(2))
-    #expect(store.state == ["a", "b", "c"], "held up by \(stall)")
   }
 
-  /// The rule above is no reason to wait for good: an effect that waits on something outside
-  /// the store is left waiting, and time moves on (after 50 ms if the process is idle, at most
-  /// a second if it is busy).
+  /// Waits (up to two seconds of wall time) until all three actions are reduced.
+  private func waitForAllThree(_ store: Store<[String], String>) async {
+    var waited = 0
+    while store.state.count < 3, waited < 2_000 {
+      try? await Task.sleep(for: .milliseconds(1))
+      waited += 1
+    }
+  }
+
+  @Test(arguments: Load.available)
+  func aStepWaitsForAnEffectHeldUpWhileTheProcessorsAreBusy(load: Load) async {
+    let clock = TestClock()
+    let store = Store(initialState: [String]()) {
+      Stalled(clock: clock) { try await load.holdUp(for: .milliseconds(200)) }
+    }
+    await advancePastBoth(clock, store)
+    #expect(store.state == ["a", "b", "c"], "busy: \(load)")
+  }
+
+  /// Busy processors are no reason to wait for good: the step that wakes `a` gives up on the
+  /// held-up effect once about a second has passed without a change, and wakes `c` before the
+  /// effect sends `b`. (The step that wakes `c` then waits for the effect again, and sees `b`.)
+  @Test func aStepWaitsForBusyProcessorsForASecondAtMost() async {
+    let clock = TestClock()
+    let store = Store(initialState: [String]()) {
+      Stalled(clock: clock) { try await Load.thisProcess.holdUp(for: .milliseconds(1_800)) }
+    }
+    await advancePastBoth(clock, store)
+    await waitForAllThree(store)
+    #expect(store.state == ["a", "c", "b"])
+  }
+
+  /// An effect that waits on something outside the store is left waiting, and time moves on
+  /// (after 50 ms with idle processors).
   @Test func aStepDoesNotWaitForAnEffectWaitingOutsideTheStore() async {
     let clock = TestClock()
     let outside = Gate()
     let store = Store(initialState: [String]()) {
       Stalled(clock: clock) { await outside.wait() }
     }
-    store.send("start")
-    await clock.waitForSleepers(count: 2)
-    await clock.advance(by: .seconds(2))
+    await advancePastBoth(clock, store)
     #expect(store.state == ["a", "c"])
     outside.open()
-    var waited = 0
-    while store.state.count < 3, waited < 2_000 {
-      try? await Task.sleep(for: .milliseconds(1))
-      waited += 1
-    }
+    await waitForAllThree(store)
     #expect(store.state == ["a", "c", "b"])
   }
 }
