@@ -61,7 +61,7 @@ private struct Finding: Reducer {
   /// A `.throttle` met inside a task: its window must be started through the waiting task's
   /// join, or the waiting task is never counted as parked, the activity never reads quiet while
   /// the window sleeps on the test clock, and `send` (and every `advance` step) pays the settle
-  /// time (50 ms, or about a second while the processors are busy).
+  /// time (50 ms, or about a second while the process is busy).
   @Test func aThrottleInsideATaskLetsTheEffectsBeQuiet() async {
     let store = makeStore()
     await store.send(.throttledInTask)

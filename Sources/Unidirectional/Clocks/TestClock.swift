@@ -22,13 +22,13 @@
 ///
 /// An effect that waits on something other than a test clock (an `AsyncStream`, a socket) is
 /// not quiet. The clock cannot see what it waits for, so it moves on once nothing has changed
-/// for 50 ms while the processors were idle. While they are busy (this process uses at least
-/// half a processor, because an effect computes or tests run in parallel, or, on Linux, the
-/// machine's processors are nearly all busy), the effect may be ready to run and waiting for a
+/// for 50 ms while the process was idle. While the process uses at least half a processor (an
+/// effect computes, or tests run in parallel), the effect may be ready to run and waiting for a
 /// processor, so the clock goes on waiting, until about a second has passed without a change.
-/// The same holds for an effect that waits for tasks it created itself (a task group,
-/// `async let`): a step that wakes one of them waits for such a pause, so a child task that works
-/// for longer than a second without starting or ending an effect is not waited for.
+/// (Load from other processes is not seen.) The same holds for an effect that waits for tasks it
+/// created itself (a task group, `async let`): a step that wakes one of them waits for such a
+/// pause, so a child task that works for longer than a second without starting or ending an
+/// effect is not waited for.
 ///
 /// A sleeping task that is cancelled wakes at once with `CancellationError`.
 ///
@@ -200,7 +200,7 @@ public final class TestClock: Clock, Sendable {
   /// a test store's effects, a line on standard error otherwise).
   ///
   /// The wait after each wake counts against `timeout`: a step whose effect waits outside the
-  /// store costs 50 ms, and up to about a second while the processors are busy (see "Stepping"
+  /// store costs 50 ms, and up to about a second while the process is busy (see "Stepping"
   /// above). Advance by a duration instead when many such steps are due.
   ///
   /// - Parameter timeout: The wall-clock limit. Default: five seconds.

@@ -12,7 +12,7 @@
 /// them stays active, so the activity reads quiet only after the settle time, as when a counted
 /// task waits on something else (an `AsyncStream`, a socket). Slower, never early: counting
 /// their sleeps as parking would let the count read quiet while one of them runs. For the same
-/// reason a settle window in which the processors were busy does not count (see
+/// reason a settle window in which the process was busy does not count (see
 /// `waitUntilQuiet`).
 ///
 /// Each counted task runs with its store's activity and its own identity as ``current`` (a
@@ -153,16 +153,16 @@ final class EffectActivity: Sendable {
   // MARK: Waiting
 
   /// Returns once no counted task is active, or once nothing has changed for `settle` while the
-  /// processors were idle (a task waits on something other than a test clock), whichever comes
+  /// process was idle (a task waits on something other than a test clock), whichever comes
   /// first.
   ///
-  /// A settle window in which the processors were busy (see `ProcessorLoad`) does not count: the
+  /// A settle window in which the process was busy (see `ProcessorLoad`) does not count: the
   /// active task may be computing, or ready to run and waiting for a processor, and it would
   /// send its next action after the clock had moved on. Busy windows are waited out until
   /// `busySettleLimit` has passed without a change (checked at the end of each window); then
-  /// the wait ends as if the processors had been idle.
+  /// the wait ends as if the process had been idle.
   func waitUntilQuiet(settle: Duration = EffectActivity.settleTime) async {
-    // Set while nothing changes and the processors stay busy: when that began.
+    // Set while nothing changes and the process stays busy: when that began.
     var busySince: ContinuousClock.Instant?
     var seen = changes.generation
     while true {
@@ -206,15 +206,15 @@ final class EffectActivity: Sendable {
     }
   }
 
-  /// How long `waitUntilQuiet` waits without any change, with idle processors, before it
-  /// decides that the active tasks are waiting on something outside the store.
+  /// How long `waitUntilQuiet` waits without any change, in an idle process, before it decides
+  /// that the active tasks are waiting on something outside the store.
   static let settleTime = Duration.milliseconds(50)
 
-  /// How long `waitUntilQuiet` goes on waiting without any change while the processors are busy.
+  /// How long `waitUntilQuiet` goes on waiting without any change while the process is busy.
   ///
   /// Far longer than a thread waits for a processor on a loaded machine, yet bounded: an effect
-  /// that waits outside the store while the processors are busy costs a test step about this
-  /// much, not the 50 ms it costs on idle ones.
+  /// that waits outside the store while other tests keep the process busy costs a test step
+  /// about this much, not the 50 ms it costs in an idle process.
   static let busySettleLimit = Duration.seconds(1)
 
   /// Waits until `isDone` holds, or until nothing changes for `settle`.
