@@ -164,6 +164,7 @@ final class EffectActivity: Sendable {
   func waitUntilQuiet(settle: Duration = EffectActivity.settleTime) async {
     // Set while nothing changes and the process stays busy: when that began.
     var busySince: ContinuousClock.Instant?
+    let busyLimit = EffectActivity.busySettleLimit
     var seen = changes.generation
     while true {
       if counts.withLock({ $0.active <= 0 }) { return }
@@ -178,7 +179,7 @@ final class EffectActivity: Sendable {
       }
       guard ProcessorLoad.wasBusy(since: start) else { return }
       let since = busySince ?? start.wall
-      guard since.duration(to: .now) < EffectActivity.busySettleLimit else { return }
+      guard since.duration(to: .now) < busyLimit else { return }
       busySince = since
     }
   }
@@ -215,7 +216,10 @@ final class EffectActivity: Sendable {
   /// Far longer than a thread waits for a processor on a loaded machine, yet bounded: an effect
   /// that waits outside the store while other tests keep the process busy costs a test step
   /// about this much, not the 50 ms it costs in an idle process.
-  static let busySettleLimit = Duration.seconds(1)
+  ///
+  /// A task-local, read by the waiting task, so that a test of this wait can set a limit that
+  /// no scheduling delay reaches, or one it reaches quickly.
+  @TaskLocal static var busySettleLimit = Duration.seconds(1)
 
   /// Waits until `isDone` holds, or until nothing changes for `settle`.
   private func wait(settle: Duration, until isDone: (Counts) -> Bool) async {

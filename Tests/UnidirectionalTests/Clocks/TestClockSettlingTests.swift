@@ -1,7 +1,9 @@
 import Foundation
+import Synchronization
 import Testing
-import Unidirectional
 import UnidirectionalTestSupport
+
+@testable import Unidirectional
 
 /// A step of a test clock waits for the effects it woke to be quiet. An effect task that is
 /// active but makes no visible progress for the settle time (50 ms) is taken to wait on
@@ -11,18 +13,32 @@ import UnidirectionalTestSupport
 /// This is how the test store's parity property once failed under ThreadSanitizer, with the
 /// stress suites running beside it: an effect's thread was held off the processor between two
 /// sends for longer than the settle time, and the clock woke a later sleeper in between.
+///
+/// The limit on that wait is wall time, so these tests set it (`EffectActivity.busySettleLimit`)
+/// rather than race it: with the other suites running beside them, a step's own task can wait
+/// most of a second for a thread of the cooperative pool.
 @Suite struct TestClockSettlingTests {
-  /// Returns after `duration`, spent computing on a thread of its own: the effect waits for
-  /// another thread, so that no thread of the cooperative pool is blocked and the clock's own
-  /// task runs meanwhile, as it does when the effect's thread is preempted.
-  static func waitForAComputation(of duration: Duration) async {
-    let end = ContinuousClock.now.advanced(by: duration)
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      Thread {
-        while ContinuousClock.now < end {}
-        continuation.resume()
-      }.start()
+  /// An effect's hold-up: computing on a thread of its own until released, or for 30 s at most
+  /// (so that a step that never gives up fails the test, rather than leaving a processor
+  /// spinning). The effect waits for that thread, so no thread of the cooperative pool is
+  /// blocked and the clock's own task runs meanwhile, as it does when the effect's thread is
+  /// preempted.
+  final class Computation: Sendable {
+    private let isReleased = Atomic<Bool>(false)
+
+    /// Computes until `release()` is called, or for `duration` if that comes first.
+    func run(for duration: Duration = .seconds(30)) async {
+      let end = ContinuousClock.now.advanced(by: duration)
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        Thread { [self] in
+          while !isReleased.load(ordering: .relaxed), ContinuousClock.now < end {}
+          continuation.resume()
+        }.start()
+      }
     }
+
+    /// Ends the computation.
+    func release() { isReleased.store(true, ordering: .relaxed) }
   }
 
   /// Two effects: the first wakes at 1 s and sends `a`, is held up, then sends `b`; the second
@@ -57,37 +73,48 @@ import UnidirectionalTestSupport
     await clock.advance(by: .seconds(2))
   }
 
-  /// Waits (up to two seconds of wall time) until all three actions are reduced.
+  /// Waits (up to ten seconds of wall time) until all three actions are reduced.
   private func waitForAllThree(_ store: Store<[String], String>) async {
     var waited = 0
-    while store.state.count < 3, waited < 2_000 {
+    while store.state.count < 3, waited < 10_000 {
       try? await Task.sleep(for: .milliseconds(1))
       waited += 1
     }
   }
 
-  @Test func aStepWaitsForAnEffectHeldUpWhileTheProcessIsBusy() async {
+  /// The effect computes for 200 ms after sending `a`; the step that woke `a` waits for it
+  /// (under a limit no scheduling delay reaches), so `b` comes before `c`. Were a busy window
+  /// taken for a quiet one, the step would move on after 50 ms and `c` would come first.
+  @Test(.timeLimit(.minutes(1)))
+  func aStepWaitsForAnEffectHeldUpWhileTheProcessIsBusy() async {
     let clock = TestClock()
+    let computation = Computation()
     let store = Store(initialState: [String]()) {
-      Stalled(clock: clock) {
-        await TestClockSettlingTests.waitForAComputation(of: .milliseconds(200))
-      }
+      Stalled(clock: clock) { await computation.run(for: .milliseconds(200)) }
     }
-    await advancePastBoth(clock, store)
+    await EffectActivity.$busySettleLimit.withValue(.seconds(60)) {
+      await advancePastBoth(clock, store)
+    }
     #expect(store.state == ["a", "b", "c"])
   }
 
   /// A busy process is no reason to wait for good: the step that wakes `a` gives up on the
-  /// held-up effect once about a second has passed without a change, and wakes `c` before the
-  /// effect sends `b`. (The step that wakes `c` then waits for the effect again, and sees `b`.)
-  @Test func aStepWaitsForABusyProcessForASecondAtMost() async {
+  /// held-up effect once the limit has passed without a change, and wakes `c`; the step that
+  /// wakes `c` gives up on it too. Only then is the computation released, so `b` comes last
+  /// whatever the scheduling. With no limit, the steps would wait out the computation's 30 s
+  /// and `b` would come before `c`.
+  @Test(.timeLimit(.minutes(1)))
+  func aStepWaitsForABusyProcessUpToTheLimit() async {
     let clock = TestClock()
+    let computation = Computation()
     let store = Store(initialState: [String]()) {
-      Stalled(clock: clock) {
-        await TestClockSettlingTests.waitForAComputation(of: .milliseconds(1_800))
-      }
+      Stalled(clock: clock) { await computation.run() }
     }
-    await advancePastBoth(clock, store)
+    await EffectActivity.$busySettleLimit.withValue(.milliseconds(300)) {
+      await advancePastBoth(clock, store)
+    }
+    #expect(store.state == ["a", "c"])
+    computation.release()
     await waitForAllThree(store)
     #expect(store.state == ["a", "c", "b"])
   }
