@@ -4,6 +4,9 @@ struct BenchmarkArguments {
   var quick = false
   var only: String?
   var iterations: Int?
+  /// How many times to measure every selected scenario, in passes over all of them: each figure
+  /// and each ratio is then the median over the passes (see `Summary`).
+  var passes = 1
   /// Where to write the JSON report: a path, or `-` for standard output.
   var json: String?
   /// A JSON report of an earlier run, to compare this run with.
@@ -16,6 +19,11 @@ struct BenchmarkArguments {
       case "--quick": quick = true
       case "--only": only = arguments.popFirst()
       case "--iterations": iterations = arguments.popFirst().flatMap { Int($0) }
+      case "--passes":
+        guard let count = arguments.popFirst().flatMap({ Int($0) }), count >= 1 else {
+          Self.fail("--passes needs a count of at least 1")
+        }
+        passes = count
       case "--json":
         // The file is optional: without one (or with `-`), the JSON goes to standard output.
         if let next = arguments.first, !next.hasPrefix("--") {
@@ -30,7 +38,7 @@ struct BenchmarkArguments {
         print(
           """
           usage: unidirectional-benchmarks [--quick] [--only PREFIX[,PREFIX...]] [--iterations N]
-                                           [--json [FILE]] [--compare BASELINE.json]
+                                           [--passes K] [--json [FILE]] [--compare BASELINE.json]
           """)
         exit(0)
       default:
@@ -68,10 +76,8 @@ enum Target {
   /// At most this many nanoseconds per action.
   case absolute(atMostNanoseconds: Double)
 
-  /// The figure's ratio or share, the target, and whether it is met; empty if the baseline was
-  /// not measured in this run.
-  func verdict(for nanoseconds: Double, results: [String: Double]) -> String {
-    guard let judgement = judgement(for: nanoseconds, results: results) else { return "" }
+  /// The judgement's ratio or share, the target, and whether it is met, for people.
+  func verdict(_ judgement: Report.Judgement) -> String {
     let met = judgement.met ? "ok" : "MISSED"
     switch self {
     case .ratio(let base, let atMost):
@@ -131,6 +137,72 @@ struct Scenario {
     }
     return best
   }
+}
+
+/// A scenario's figures over the passes of a run (`--passes`): the median figure, and the
+/// median of the target's judgements, each judged within its own pass.
+///
+/// A ratio's two figures come from the same pass, so a slow stretch of the machine that lasts
+/// a pass moves both; the median then ignores a pass in which one of them was unlucky. A single
+/// pass is the figure itself.
+struct Summary {
+  let scenario: Scenario
+  /// The scenario's figure in each pass that measured it.
+  let figures: [Double]
+  /// The target's judgement in each pass that also measured its baseline.
+  let judgements: [Report.Judgement]
+
+  /// Collects `scenario`'s figures from `passes`, each a scenario's figure by name.
+  init(_ scenario: Scenario, passes: [[String: Double]]) {
+    self.scenario = scenario
+    figures = passes.compactMap { $0[scenario.name] }
+    judgements = passes.compactMap { results in
+      results[scenario.name].flatMap { scenario.target?.judgement(for: $0, results: results) }
+    }
+  }
+
+  var figure: Double { median(figures) }
+
+  /// The median judgement, met if its value is within the target; `nil` without a target or
+  /// without its baseline.
+  var judgement: Report.Judgement? {
+    guard let first = judgements.first else { return nil }
+    let values = judgements.map(\.value)
+    let value = median(values)
+    return .init(
+      measure: first.measure, value: value, atMost: first.atMost, met: value <= first.atMost,
+      passes: judgements.count > 1 ? values : nil)
+  }
+
+  /// The line for people: name, figure, verdict, and the range over the passes.
+  var line: String {
+    let name = scenario.name.padding(toLength: 50, withPad: " ", startingAt: 0)
+    var line = name + String(format: "%10.1f ns/action", figure)
+    if let judgement, let target = scenario.target { line += "  " + target.verdict(judgement) }
+    guard figures.count > 1 else { return line }
+    line += "  [median of \(figures.count) passes: "
+    if let judgement, judgement.measure.hasPrefix("x ") {
+      let values = judgement.passes ?? [judgement.value]
+      line += String(format: "%.2fx to %.2fx]", values.min()!, values.max()!)
+    } else {
+      line += String(format: "%.1f to %.1f ns]", figures.min()!, figures.max()!)
+    }
+    return line
+  }
+
+  /// The report's entry.
+  var reportFigure: Report.Figure {
+    .init(
+      name: scenario.name, value: figure, unit: "ns/action", target: judgement,
+      passes: figures.count > 1 ? figures : nil)
+  }
+}
+
+/// The median of `values` (the mean of the middle two for an even count); `values` is not empty.
+func median(_ values: [Double]) -> Double {
+  let sorted = values.sorted()
+  let middle = sorted.count / 2
+  return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
 }
 
 /// Keeps a value alive and opaque to the optimizer.

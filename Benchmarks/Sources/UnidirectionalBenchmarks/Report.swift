@@ -13,6 +13,8 @@ struct Report: Codable {
     /// figure compared, its limit, and whether it is met; absent without a target, or when the
     /// baseline was not measured in this run.
     var target: Judgement?
+    /// The figure of each pass, with `--passes` above 1 (`value` is their median).
+    var passes: [Double]? = nil
   }
 
   struct Judgement: Codable {
@@ -20,12 +22,16 @@ struct Report: Codable {
     var value: Double
     var atMost: Double
     var met: Bool
+    /// The compared value in each pass, with `--passes` above 1 (`value` is their median).
+    var passes: [Double]? = nil
   }
 
   /// When and how the run was made, for whoever reads the file later.
   var date = ISO8601DateFormatter().string(from: Date())
   var quick = false
   var iterations: Int?
+  /// How many passes each figure is the median of.
+  var passes = 1
   var figures: [Figure] = []
 
   /// The ratios of targets measured in this run, by `"SCENARIO / BASELINE"`.
@@ -39,12 +45,13 @@ struct Report: Codable {
   }
 
   enum CodingKeys: String, CodingKey {
-    case date, quick, iterations, figures, ratios
+    case date, quick, iterations, passes, figures, ratios
   }
 
-  init(quick: Bool, iterations: Int?) {
+  init(quick: Bool, iterations: Int?, passes: Int) {
     self.quick = quick
     self.iterations = iterations
+    self.passes = passes
   }
 
   init(from decoder: any Decoder) throws {
@@ -52,6 +59,8 @@ struct Report: Codable {
     date = try container.decode(String.self, forKey: .date)
     quick = try container.decode(Bool.self, forKey: .quick)
     iterations = try container.decodeIfPresent(Int.self, forKey: .iterations)
+    // Reports written before `--passes` existed are of one pass.
+    passes = try container.decodeIfPresent(Int.self, forKey: .passes) ?? 1
     figures = try container.decode([Figure].self, forKey: .figures)
   }
 
@@ -60,6 +69,7 @@ struct Report: Codable {
     try container.encode(date, forKey: .date)
     try container.encode(quick, forKey: .quick)
     try container.encodeIfPresent(iterations, forKey: .iterations)
+    try container.encode(passes, forKey: .passes)
     try container.encode(figures, forKey: .figures)
     try container.encode(ratios, forKey: .ratios)
   }

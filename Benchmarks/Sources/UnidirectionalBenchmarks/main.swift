@@ -2,7 +2,8 @@
 // ratios of, all measured in this run. Run with:
 //
 //   swift run -c release unidirectional-benchmarks [--quick] [--only NAME] [--iterations N]
-//                                                  [--json [FILE]] [--compare BASELINE.json]
+//                                                  [--passes K] [--json [FILE]]
+//                                                  [--compare BASELINE.json]
 //
 // `--json` writes every figure and every target's ratio as JSON (to FILE, or to standard output,
 // the lines for people then going to standard error); `--compare` prints each figure's and
@@ -12,13 +13,15 @@
 // C: composition; T: the test store; R and M: threads and memory.
 //
 // Each figure is the best of several rounds (the machine is shared and noisy; the minimum is
-// the most repeatable estimate of the cost itself).
+// the most repeatable estimate of the cost itself). `--passes K` measures every selected
+// scenario K times over, in turn, and prints the median of the passes, each ratio judged
+// within its pass: use it to judge a target.
 
 import Foundation
 
 let arguments = BenchmarkArguments(CommandLine.arguments.dropFirst())
-var results: [String: Double] = [:]
-var report = Report(quick: arguments.quick, iterations: arguments.iterations)
+var report = Report(
+  quick: arguments.quick, iterations: arguments.iterations, passes: arguments.passes)
 // Read before measuring: a wrong path should not cost a run.
 let baseline = arguments.compare.map { path -> Report in
   do {
@@ -37,20 +40,38 @@ func show(_ line: String) {
   }
 }
 
-for scenario in makeScenarios() + makeObservationScenarios() + makeCompositionScenarios()
+let scenarios =
+  (makeScenarios() + makeObservationScenarios() + makeCompositionScenarios()
   + makeRoutingScenarios() + makeNavigationScenarios()
-  + makeTestStoreScenarios() + makeReliabilityScenarios()
-where arguments.selects(scenario.name) {
-  let nanoseconds = scenario.measure(arguments)
-  results[scenario.name] = nanoseconds
-  let name = scenario.name.padding(toLength: 50, withPad: " ", startingAt: 0)
-  let figure = String(format: "%10.1f ns/action", nanoseconds)
-  let verdict = scenario.target?.verdict(for: nanoseconds, results: results) ?? ""
-  show("\(name)\(figure)\(verdict.isEmpty ? "" : "  " + verdict)")
-  report.figures.append(
-    .init(
-      name: scenario.name, value: nanoseconds, unit: "ns/action",
-      target: scenario.target?.judgement(for: nanoseconds, results: results)))
+  + makeTestStoreScenarios() + makeReliabilityScenarios())
+  .filter { arguments.selects($0.name) }
+
+// One pass prints each line as it is measured; several print the medians once all have run.
+var passes: [[String: Double]] = []
+for pass in 1...arguments.passes {
+  var results: [String: Double] = [:]
+  let start = ContinuousClock.now
+  for scenario in scenarios {
+    results[scenario.name] = scenario.measure(arguments)
+    if arguments.passes == 1 {
+      let summary = Summary(scenario, passes: [results])
+      show(summary.line)
+      report.figures.append(summary.reportFigure)
+    }
+  }
+  passes.append(results)
+  if arguments.passes > 1 {
+    let elapsed = start.duration(to: .now).components
+    let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+    show(String(format: "pass %d of %d done in %.1f s", pass, arguments.passes, seconds))
+  }
+}
+if arguments.passes > 1 {
+  for scenario in scenarios {
+    let summary = Summary(scenario, passes: passes)
+    show(summary.line)
+    report.figures.append(summary.reportFigure)
+  }
 }
 
 if arguments.selects("D4") {
