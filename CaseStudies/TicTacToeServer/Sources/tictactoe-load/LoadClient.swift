@@ -264,45 +264,6 @@ final class LoadClient {
       connections[index].output.removeFirst(count)
     }
   }
-
-  // MARK: Reading our own frames
-
-  /// The string value of `"name":"…"` in a frame the server wrote (no escapes in these fields).
-  static func string(_ name: String, in line: ArraySlice<UInt8>) -> String? {
-    guard let start = valueStart(name, in: line), start < line.endIndex, line[start] == 0x22
-    else { return nil }
-    guard let end = line[(start + 1)...].firstIndex(of: 0x22) else { return nil }
-    return String(decoding: line[(start + 1)..<end], as: UTF8.self)
-  }
-
-  /// The integer value of `"name":123` in a frame.
-  static func number(_ name: String, in line: ArraySlice<UInt8>) -> Int? {
-    guard var index = valueStart(name, in: line) else { return nil }
-    var value = 0
-    var negative = false
-    if index < line.endIndex, line[index] == 0x2D {
-      negative = true
-      index += 1
-    }
-    let first = index
-    while index < line.endIndex, (0x30...0x39).contains(line[index]) {
-      value = value * 10 + Int(line[index] - 0x30)
-      index += 1
-    }
-    return index > first ? (negative ? -value : value) : nil
-  }
-
-  private static func valueStart(_ name: String, in line: ArraySlice<UInt8>) -> Int? {
-    let key = Array("\"\(name)\":".utf8)
-    var index = line.startIndex
-    while index + key.count <= line.endIndex {
-      if line[index] == key[0], line[index..<(index + key.count)].elementsEqual(key) {
-        return index + key.count
-      }
-      index += 1
-    }
-    return nil
-  }
 }
 
 /// Nanoseconds on the monotonic clock.
@@ -310,17 +271,4 @@ func now() -> UInt64 {
   var time = timespec()
   clock_gettime(CLOCK_MONOTONIC, &time)
   return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-}
-
-/// A seeded generator, so a load run makes the same choices for the same replies.
-struct SplitMix: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
 }

@@ -1,0 +1,50 @@
+import Foundation
+
+extension DurableActionLog: CommitParticipant {
+  func takeBatch() -> CommitBatch? {
+    storage.withLock { storage in
+      storage.isScheduled = false
+      // Lines appended before an encoding failure are still committed; after a sink failure
+      // nothing is pending (see `finish`).
+      guard !storage.pending.isEmpty || !storage.pendingSnapshots.isEmpty else { return nil }
+      defer {
+        storage.pending = Data()
+        storage.pendingSnapshots = []
+      }
+      return CommitBatch(
+        lines: storage.pending, through: storage.nextSequence - 1,
+        snapshots: storage.pendingSnapshots)
+    }
+  }
+
+  func finish(_ batch: CommitBatch, failure: ActionLogError?) {
+    let (ready, isNewFailure) = storage.withLock { storage -> ([Waiter], Bool) in
+      if let failure {
+        let isNew = storage.failure == nil
+        storage.failure = storage.failure ?? failure
+        // The sink's state is unknown now: write nothing more to it.
+        storage.pending = Data()
+        storage.pendingSnapshots = []
+        defer { storage.waiters = [] }
+        return (storage.waiters, isNew)
+      }
+      storage.durableThrough = batch.through
+      let ready = storage.waiters.filter { $0.through <= batch.through }
+      storage.waiters.removeAll { $0.through <= batch.through }
+      return (ready, false)
+    }
+    if isNewFailure, let failure {
+      writeToStandardError("Unidirectional: the durable action log stopped: \(failure)\n")
+    }
+    for waiter in ready { waiter.resume(failure) }
+    guard failure == nil else { return }
+    for snapshot in batch.snapshots {
+      do throws(ActionLogError) {
+        try snapshot()
+      } catch {
+        // The log is intact: recovery uses the previous snapshot and a longer tail.
+        writeToStandardError("Unidirectional: a snapshot of the action log failed: \(error)\n")
+      }
+    }
+  }
+}
