@@ -1,3 +1,6 @@
+// Over 300 lines on purpose: the catalogue of issue 12, one test per regression under a MARK per
+// kind of failure (1 to 7, the issue's order); most tests share the state and reducer at the top.
+
 import Foundation
 import Testing
 import Unidirectional

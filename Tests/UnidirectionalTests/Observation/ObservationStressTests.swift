@@ -1,3 +1,6 @@
+// Over 300 lines on purpose: one stress test, whose iteration (one function) sets up every kind
+// of observer and runs the senders, the canceller and the registrar against them at once.
+
 import Foundation
 import Testing
 import Unidirectional
