@@ -30,6 +30,11 @@
 /// pause, so a child task that works for longer than a second without starting or ending an
 /// effect is not waited for.
 ///
+/// An effect the clock has just woken, one just started, or one whose merged or cancellable
+/// effects just ended, is ready to run but may wait for a thread of the cooperative pool: the
+/// clock waits for it to run, however long that takes (with a 10-second safeguard), since it
+/// waits for nothing outside the store.
+///
 /// A sleeping task that is cancelled wakes at once with `CancellationError`.
 ///
 /// States of a sleeper: registered (in `sleepers`, time not reached) → resumed (removed, by
@@ -118,6 +123,10 @@ public final class TestClock: Clock, Sendable {
       defer { storage.nextID += 1 }
       return storage.nextID
     }
+    // Whether this task parked: then whoever resumes it (a wake, or the cancellation handler)
+    // counts it as waking, and it runs again once the sleep returns or throws.
+    var didPark = false
+    defer { if didPark { activity?.woke() } }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation {
         (continuation: CheckedContinuation<Void, any Error>) in
@@ -134,6 +143,7 @@ public final class TestClock: Clock, Sendable {
           if parks { activity?.parked() }
           return (false, storage.takeSatisfiedWaiters())
         }
+        didPark = parks && !resumeNow
         if resumeNow {
           if Task.isCancelled {
             continuation.resume(throwing: CancellationError())

@@ -7,6 +7,12 @@
 /// store's effects are *quiet* when no counted task is active: everything they will do next
 /// waits for the clock, for a test, or for something outside the store.
 ///
+/// A counted task is also *waking* from the moment this activity makes it runnable until it
+/// runs: created (until its body begins), woken by a test clock (until its sleep returns), or
+/// handed the count of its last child (until its wait for the children returns). A waking task
+/// waits for a thread, never for something outside the store, so `waitUntilQuiet` waits for it
+/// however busy the cooperative pool is.
+///
 /// Tasks that effect code creates itself (a task group or `async let` inside a `.run`) are not
 /// counted, and their sleeps on a test clock do not park anything: the counted task waiting for
 /// them stays active, so the activity reads quiet only after the settle time, as when a counted
@@ -37,8 +43,10 @@ final class EffectActivity: Sendable {
   /// The context of the counted task the current task is, or was created by.
   @TaskLocal static var current: Context?
 
-  /// Runs `body` as a counted task of this activity, for the effect task `origin`.
+  /// Runs `body` as a counted task of this activity, for the effect task `origin`: the body of
+  /// a task counted by `taskBegan()`, which is no longer waking.
   func runCounted(origin: EffectOrigin, _ body: () async -> Void) async {
+    woke()
     let task = withUnsafeCurrentTask { $0?.hashValue } ?? 0
     await EffectActivity.$current.withValue(
       Context(activity: self, task: task, origin: origin), operation: body)
@@ -56,6 +64,9 @@ final class EffectActivity: Sendable {
     /// Counted tasks that are neither parked nor ended (may go below zero for the uncounted
     /// tasks described above, which park without having been counted).
     var active = 0
+    /// Counted tasks made runnable here that have not run since (see the type's description).
+    /// Briefly below zero when a task's body begins before its creator counted it.
+    var waking = 0
   }
 
   /// The effect runtime that counts its tasks here, for effect code that acts on its store's
@@ -73,8 +84,11 @@ final class EffectActivity: Sendable {
   /// Whether no counted task is active.
   var isQuiet: Bool { counts.withLock { $0.active <= 0 } }
 
-  /// A counted task was created (it starts active).
-  func taskBegan() { update(tasks: 1, active: 1) }
+  /// The number of counted tasks made runnable that have not run since.
+  var wakingCount: Int { counts.withLock { $0.waking } }
+
+  /// A counted task was created (it starts active, and waking until its body begins).
+  func taskBegan() { update(tasks: 1, active: 1, waking: 1) }
 
   /// A counted task ended (it was active).
   func taskEnded() { update(tasks: -1, active: -1) }
@@ -82,16 +96,21 @@ final class EffectActivity: Sendable {
   /// The current task parked (asleep on a test clock, or waiting for counted tasks).
   func parked() { update(tasks: 0, active: -1) }
 
-  /// A parked task was made runnable again.
-  func resumed() { update(tasks: 0, active: 1) }
+  /// A parked task was made runnable again; it is waking until it calls `woke()`.
+  func resumed() { update(tasks: 0, active: 1, waking: 1) }
 
-  /// The ending of a child that a waiting parent is active again for, in one step.
-  private func childEndedResumingParent() { update(tasks: -1, active: 0) }
+  /// A task made runnable by `taskBegan()`, `resumed()` or its last child's end runs again.
+  func woke() { update(tasks: 0, active: 0, waking: -1) }
 
-  private func update(tasks: Int, active: Int) {
+  /// The ending of a child that a waiting parent is active again for, in one step; the parent
+  /// is waking until its wait returns.
+  private func childEndedResumingParent() { update(tasks: -1, active: 0, waking: 1) }
+
+  private func update(tasks: Int, active: Int, waking: Int = 0) {
     counts.withLock { counts in
       counts.tasks += tasks
       counts.active += active
+      counts.waking += waking
     }
     changes.signal()
   }
@@ -147,6 +166,8 @@ final class EffectActivity: Sendable {
       }
       if parks { activity.parked() }
       await body()
+      // The last child's end made this task waking (`childEnded`): it runs again.
+      if parks { activity.woke() }
     }
   }
 
@@ -156,31 +177,36 @@ final class EffectActivity: Sendable {
   /// process was idle (a task waits on something other than a test clock), whichever comes
   /// first.
   ///
-  /// A settle window in which the process was busy (see `ProcessorLoad`) does not count: the
-  /// active task may be computing, or ready to run and waiting for a processor, and it would
-  /// send its next action after the clock had moved on. Busy windows are waited out until
-  /// `busySettleLimit` has passed without a change (checked at the end of each window); then
-  /// the wait ends as if the process had been idle.
+  /// A settle window does not count while a counted task is waking (it waits for a thread,
+  /// however long the cooperative pool keeps it waiting), or while the process was busy (see
+  /// `ProcessorLoad`): the active task may be computing, or ready to run and waiting for a
+  /// processor, and it would send its next action after the clock had moved on. Windows are
+  /// waited out until `wakingSettleLimit` or `busySettleLimit` has passed without a change
+  /// (checked at the end of each window); then the wait ends as if the process had been idle.
   func waitUntilQuiet(settle: Duration = EffectActivity.settleTime) async {
-    // Set while nothing changes and the process stays busy: when that began.
-    var busySince: ContinuousClock.Instant?
+    // Set while nothing changes and a window did not count: when that began.
+    var unchangedSince: ContinuousClock.Instant?
     let busyLimit = EffectActivity.busySettleLimit
     var seen = changes.generation
     while true {
       if counts.withLock({ $0.active <= 0 }) { return }
       let start = ProcessorLoad.sample()
       let signalled = await changes.wait(past: seen, timeout: settle)
-      // A change that came after the timeout counts too: it restarts the busy budget.
+      // A change that came after the timeout counts too: it restarts the budgets.
       let generation = changes.generation
       if signalled || generation != seen {
         seen = generation
-        busySince = nil
+        unchangedSince = nil
         continue
       }
-      guard ProcessorLoad.wasBusy(since: start) else { return }
-      let since = busySince ?? start.wall
-      guard since.duration(to: .now) < busyLimit else { return }
-      busySince = since
+      let since = unchangedSince ?? start.wall
+      let unchanged = since.duration(to: .now)
+      if counts.withLock({ $0.waking > 0 }) {
+        guard unchanged < EffectActivity.wakingSettleLimit else { return }
+      } else {
+        guard ProcessorLoad.wasBusy(since: start), unchanged < busyLimit else { return }
+      }
+      unchangedSince = since
     }
   }
 
@@ -220,6 +246,11 @@ final class EffectActivity: Sendable {
   /// A task-local, read by the waiting task, so that a test of this wait can set a limit that
   /// no scheduling delay reaches, or one it reaches quickly.
   @TaskLocal static var busySettleLimit = Duration.seconds(1)
+
+  /// How long `waitUntilQuiet` goes on waiting without any change while a counted task is
+  /// waking: a task made runnable waits only for a thread, so this is a safeguard, far longer
+  /// than a loaded pool keeps a task waiting, not a settle time.
+  static let wakingSettleLimit = Duration.seconds(10)
 
   /// Waits until `isDone` holds, or until nothing changes for `settle`.
   private func wait(settle: Duration, until isDone: (Counts) -> Bool) async {
