@@ -18,7 +18,7 @@ import UnidirectionalTestSupport
 /// rather than race it: with the other suites running beside them, a step's own task can wait
 /// most of a second for a thread of the cooperative pool.
 @Suite struct TestClockSettlingTests {
-  /// An effect's hold-up: computing on a thread of its own until released, or for 30 s at most
+  /// An effect's hold-up: computing on a thread of its own until released, or for 5 s at most
   /// (so that a step that never gives up fails the test, rather than leaving a processor
   /// spinning). The effect waits for that thread, so no thread of the cooperative pool is
   /// blocked and the clock's own task runs meanwhile, as it does when the effect's thread is
@@ -27,7 +27,7 @@ import UnidirectionalTestSupport
     private let isReleased = Atomic<Bool>(false)
 
     /// Computes until `release()` is called, or for `duration` if that comes first.
-    func run(for duration: Duration = .seconds(30)) async {
+    func run(for duration: Duration = .seconds(5)) async {
       let end = ContinuousClock.now.advanced(by: duration)
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         Thread { [self] in
@@ -73,24 +73,28 @@ import UnidirectionalTestSupport
     await clock.advance(by: .seconds(2))
   }
 
-  /// Waits (up to ten seconds of wall time) until all three actions are reduced.
-  private func waitForAllThree(_ store: Store<[String], String>) async {
+  /// Waits (up to ten seconds of wall time) until the reduced actions satisfy `condition`.
+  private func waitUntil(
+    _ store: Store<[String], String>, _ condition: ([String]) -> Bool
+  ) async {
     var waited = 0
-    while store.state.count < 3, waited < 10_000 {
+    while !condition(store.state), waited < 10_000 {
       try? await Task.sleep(for: .milliseconds(1))
       waited += 1
     }
   }
 
-  /// The effect computes for 200 ms after sending `a`; the step that woke `a` waits for it
-  /// (under a limit no scheduling delay reaches), so `b` comes before `c`. Were a busy window
-  /// taken for a quiet one, the step would move on after 50 ms and `c` would come first.
+  /// The effect computes for 1.3 s after sending `a`; the step that woke `a` waits for it, under
+  /// a limit that no scheduling delay reaches (and that the default limit, 1 s, would not allow),
+  /// so `b` comes before `c`. Were a busy window taken for a quiet one, the step would move on
+  /// after 50 ms and `c` would come first.
   @Test(.timeLimit(.minutes(1)))
   func aStepWaitsForAnEffectHeldUpWhileTheProcessIsBusy() async {
     let clock = TestClock()
     let computation = Computation()
+    defer { computation.release() }
     let store = Store(initialState: [String]()) {
-      Stalled(clock: clock) { await computation.run(for: .milliseconds(200)) }
+      Stalled(clock: clock) { await computation.run(for: .milliseconds(1_300)) }
     }
     await EffectActivity.$busySettleLimit.withValue(.seconds(60)) {
       await advancePastBoth(clock, store)
@@ -98,29 +102,32 @@ import UnidirectionalTestSupport
     #expect(store.state == ["a", "b", "c"])
   }
 
-  /// A busy process is no reason to wait for good: the step that wakes `a` gives up on the
-  /// held-up effect once the limit has passed without a change, and wakes `c`; the step that
-  /// wakes `c` gives up on it too. Only then is the computation released, so `b` comes last
-  /// whatever the scheduling. With no limit, the steps would wait out the computation's 30 s
-  /// and `b` would come before `c`.
+  /// A busy process is no reason to wait for good: the steps give up on the held-up effect once
+  /// the limit has passed without a change, and wake `c` while it still computes. The
+  /// computation is released only once `a` and `c` are in, so `b` comes last whatever the
+  /// scheduling. With no limit, the first step would wait out the computation's 5 s, and `b`
+  /// would come before `c`.
   @Test(.timeLimit(.minutes(1)))
   func aStepWaitsForABusyProcessUpToTheLimit() async {
     let clock = TestClock()
     let computation = Computation()
+    defer { computation.release() }
     let store = Store(initialState: [String]()) {
       Stalled(clock: clock) { await computation.run() }
     }
     await EffectActivity.$busySettleLimit.withValue(.milliseconds(300)) {
       await advancePastBoth(clock, store)
     }
-    #expect(store.state == ["a", "c"])
+    await waitUntil(store) { $0.contains("a") && $0.contains("c") }
+    #expect(store.state.sorted() == ["a", "c"])
     computation.release()
-    await waitForAllThree(store)
-    #expect(store.state == ["a", "c", "b"])
+    await waitUntil(store) { $0.count == 3 }
+    #expect(store.state.sorted() == ["a", "b", "c"])
+    #expect(store.state.last == "b")
   }
 
   /// An effect that waits on something outside the store is left waiting, and time moves on
-  /// (after 50 ms with an idle process).
+  /// (after 50 ms with an idle process, after the limit with a busy one): `b` comes last.
   @Test(.timeLimit(.minutes(1)))
   func aStepDoesNotWaitForAnEffectWaitingOutsideTheStore() async {
     let clock = TestClock()
@@ -129,9 +136,11 @@ import UnidirectionalTestSupport
       Stalled(clock: clock) { await outside.wait() }
     }
     await advancePastBoth(clock, store)
-    #expect(store.state == ["a", "c"])
+    await waitUntil(store) { $0.contains("a") && $0.contains("c") }
+    #expect(store.state.sorted() == ["a", "c"])
     outside.open()
-    await waitForAllThree(store)
-    #expect(store.state == ["a", "c", "b"])
+    await waitUntil(store) { $0.count == 3 }
+    #expect(store.state.sorted() == ["a", "b", "c"])
+    #expect(store.state.last == "b")
   }
 }
