@@ -30,7 +30,8 @@ struct Report: Codable {
   var date = ISO8601DateFormatter().string(from: Date())
   var quick = false
   var iterations: Int?
-  /// How many passes each figure is the median of.
+  /// How many passes each per-action figure is the median of (D4, M1 and M2 are measured
+  /// once, after the passes).
   var passes = 1
   var figures: [Figure] = []
 
@@ -95,6 +96,12 @@ struct Report: Codable {
     }
     let before = Dictionary(baseline.figures.map { ($0.name, $0) }) { first, _ in first }
     var lines = ["Compared with the run of \(baseline.date):"]
+    if baseline.passes != passes {
+      // A median of passes and a single pass are different estimates of the same cost.
+      lines.append(
+        "(the baseline is the median of \(baseline.passes) pass\(baseline.passes == 1 ? "" : "es"), "
+          + "this run of \(passes): compare runs made with the same --passes)")
+    }
     for figure in figures {
       guard let old = before[figure.name] else {
         lines.append(
