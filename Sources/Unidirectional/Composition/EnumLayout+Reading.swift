@@ -68,7 +68,7 @@ extension EnumLayout {
   /// context (a closure stored in `case c((Int) -> Int)` takes its argument directly, one in
   /// a generic context indirectly; `Int.Type` may be stored as nothing at all), nor are tuples
   /// or optionals holding them (the compiler lays both out for their concrete elements). Cases with such payloads are never matched by a derived case path.
-  static func isStoredAlikeEverywhere(_ type: Any.Type) -> Bool {
+  private static func isStoredAlikeEverywhere(_ type: Any.Type) -> Bool {
     let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
     switch metadata.load(as: UInt.self) {
     case 0x302, 0x304, 0x306:  // function, metatype, existential metatype
@@ -91,7 +91,7 @@ extension EnumLayout {
   }
 
   /// `(x: Int)`, the payload type of `case c(x: Int)`, is laid out as an `Int`.
-  static func unwrappingSingleElementTuple(_ type: Any.Type) -> Any.Type {
+  private static func unwrappingSingleElementTuple(_ type: Any.Type) -> Any.Type {
     let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
     // Tuple metadata: kind 0x301, element count, labels, then (type, offset) per element.
     guard metadata.load(as: UInt.self) == 0x301, metadata.load(fromByteOffset: 8, as: Int.self) == 1

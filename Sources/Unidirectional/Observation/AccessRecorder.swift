@@ -8,9 +8,10 @@ import Synchronization
   import Darwin
 #endif
 
-// Over 300 lines on purpose: the recorder and the thread slot it is installed in are one unit:
-// `installedOn`, which reads trust to tell the installing thread, is set by `install()` alone,
-// and `private(set)` keeps it so only within this file.
+// Over 300 lines on purpose: the recorder's fields and the path that installs it on a thread
+// are one unit. `installedOn` and `installedOnRecorder`, which reads trust to tell the thread
+// that installed the recorder, are set only by that path (`threadRecorderOfThisThread()`, from
+// `install()`), and their `private` access keeps it so within this file.
 
 /// Collects the reads an observer makes of one store while it runs, as probes in the order the
 /// reads were made.

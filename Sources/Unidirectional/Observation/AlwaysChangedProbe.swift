@@ -3,6 +3,7 @@
 @usableFromInline
 final class AlwaysChangedProbe: Probe, @unchecked Sendable {
   // Safe: as `Probe`, used by one thread at a time.
+
   @usableFromInline
   init(keyPath: AnyKeyPath, reader: UInt64? = nil, generation: UInt64) {
     super.init(

@@ -1,15 +1,8 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// A probe that keeps the value it saw last and compares each new one with it.
 @usableFromInline
 class ValueProbe<Value>: Probe, @unchecked Sendable {
   // Safe: as `Probe`, used by one thread at a time.
+
   /// Evaluates the read on a state.
   final let read: (UnsafeRawPointer) -> Value
   /// Whether a new value is unchanged from the last (see ``Probe``'s rules of change): `==`,
@@ -58,6 +51,7 @@ class ValueProbe<Value>: Probe, @unchecked Sendable {
 @usableFromInline
 class ElementProbe<ID: Hashable, Value>: ValueProbe<Value?>, @unchecked Sendable {
   // Safe: as `Probe`, used by one thread at a time.
+
   @usableFromInline final let id: ID
   /// `elementIDHash(id)`, computed where `ID` is known.
   final let idHash: Int

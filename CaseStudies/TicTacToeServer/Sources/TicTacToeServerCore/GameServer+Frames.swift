@@ -109,7 +109,7 @@ extension GameServer {
   }
 
   /// Plays a move of a player of the room, or throws why it is refused.
-  func play(
+  private func play(
     _ move: GameRoom.Move, in room: Store<GameRoom.State, GameRoom.Action>
   ) throws(FrameError) {
     // Two reads, not three: the board and the turn come in one copy of the game.

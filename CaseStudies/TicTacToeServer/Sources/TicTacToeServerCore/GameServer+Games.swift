@@ -116,7 +116,7 @@ extension GameServer {
   }
 
   /// A random seat token.
-  static func token() -> String {
+  private static func token() -> String {
     var generator = SystemRandomNumberGenerator()
     return (0..<2).map { _ in
       let value = String(generator.next() as UInt64, radix: 16)
@@ -125,7 +125,7 @@ extension GameServer {
   }
 
   /// What the players see of a game; the reads here are what the game's observer tracks.
-  func view(of game: GameEntry, id: String) -> GameView {
+  private func view(of game: GameEntry, id: String) -> GameView {
     let room = game.store
     let moves = room.moves
     // The board and the turn in one read of the game: each tracked value that changes costs
@@ -186,7 +186,7 @@ extension GameServer {
   }
 
   /// X and O, in the order they are sent a view.
-  static let sides: [Player] = [.x, .o]
+  private static let sides: [Player] = [.x, .o]
 
   /// The sessions a view was sent to: two fields, where an array cost an allocation per move.
   struct Recipients {
@@ -209,7 +209,7 @@ extension GameServer {
 
   /// What a player's session does after it is sent a view: back to the lobby once the game is
   /// over. (Its idle timer reads the turn from the game when it fires: nothing to do per move.)
-  func afterView(_ view: GameView, _ entry: SessionEntry, as player: Player) {
+  private func afterView(_ view: GameView, _ entry: SessionEntry, as player: Player) {
     guard view.outcome != nil else { return }
     entry.withLock { fields in
       fields.game = nil

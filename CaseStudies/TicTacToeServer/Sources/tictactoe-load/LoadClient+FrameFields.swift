@@ -27,7 +27,7 @@ extension LoadClient {
     return index > first ? (negative ? -value : value) : nil
   }
 
-  static func valueStart(_ name: String, in line: ArraySlice<UInt8>) -> Int? {
+  private static func valueStart(_ name: String, in line: ArraySlice<UInt8>) -> Int? {
     let key = Array("\"\(name)\":".utf8)
     var index = line.startIndex
     while index + key.count <= line.endIndex {

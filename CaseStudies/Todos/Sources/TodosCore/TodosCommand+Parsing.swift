@@ -85,7 +85,7 @@ extension TodosCommand {
   }
 
   /// `done` or `reopen` of `todo`, unless it is already so.
-  static func completion(_ command: Substring, _ todo: Todo, name: String)
+  private static func completion(_ command: Substring, _ todo: Todo, name: String)
     throws(Invalid) -> Self
   {
     let isDone = command == "done"
@@ -206,7 +206,7 @@ extension TodosCommand {
     .invalid(message: noArgumentMessage(command, on: screen))
   }
 
-  static func noArgumentMessage(_ command: Substring, on screen: Screen) -> String {
+  private static func noArgumentMessage(_ command: Substring, on screen: Screen) -> String {
     "'\(command)' takes no argument; valid here: \(usage(on: screen))"
   }
 

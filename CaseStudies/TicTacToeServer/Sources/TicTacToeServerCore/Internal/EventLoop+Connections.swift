@@ -7,6 +7,8 @@ import Unidirectional
 #endif
 
 // What the loop does for one ready connection: read its lines, flush its output, and end it.
+// Everything here runs on the loop thread only (see "Threads" in `EventLoop`'s documentation):
+// these methods are internal so that `EventLoop.run` can call them, never to be called elsewhere.
 
 extension EventLoop {
   /// Reads until a read comes back short (the socket is drained) or a budget is spent (`poll`
@@ -53,7 +55,7 @@ extension EventLoop {
 
   /// Hands each complete line in `bytes` to the handler; returns how many bytes it consumed
   /// (all of them once reading stopped).
-  func splitLines(_ connection: LineConnection, _ bytes: UnsafeBufferPointer<UInt8>)
+  private func splitLines(_ connection: LineConnection, _ bytes: UnsafeBufferPointer<UInt8>)
     -> Int
   {
     guard let base = bytes.baseAddress else { return 0 }
@@ -76,7 +78,7 @@ extension EventLoop {
   }
 
   /// Keeps what follows the last complete line (a partial line) as the connection's input.
-  func keep(_ rest: ArraySlice<UInt8>, of connection: LineConnection) {
+  private func keep(_ rest: ArraySlice<UInt8>, of connection: LineConnection) {
     if connection.isReadingStopped || connection.hasEnded {
       connection.input = []
       return
@@ -85,7 +87,7 @@ extension EventLoop {
     if connection.input.count > limits.maximumFrameBytes { tooLarge(connection) }
   }
 
-  func tooLarge(_ connection: LineConnection) {
+  private func tooLarge(_ connection: LineConnection) {
     connection.isReadingStopped = true
     connection.input = []
     handler.end(connection, .frameTooLarge)

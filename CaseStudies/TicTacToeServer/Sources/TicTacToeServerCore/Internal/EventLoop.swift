@@ -261,6 +261,7 @@ final class EventLoop: Sendable {
     }
   }
 
+  /// Nanoseconds on the monotonic clock (loop thread; internal for `EventLoop+Connections`).
   func now() -> UInt64 {
     var time = timespec()
     clock_gettime(CLOCK_MONOTONIC, &time)
