@@ -99,8 +99,8 @@ struct Report: Codable {
     if baseline.passes != passes {
       // A median of passes and a single pass are different estimates of the same cost.
       lines.append(
-        "(the baseline is the median of \(baseline.passes) pass\(baseline.passes == 1 ? "" : "es"), "
-          + "this run of \(passes): compare runs made with the same --passes)")
+        "(the baseline was made with --passes \(baseline.passes), this run with --passes "
+          + "\(passes): compare runs made with the same number)")
     }
     for figure in figures {
       guard let old = before[figure.name] else {
