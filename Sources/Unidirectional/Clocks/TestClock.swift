@@ -30,10 +30,10 @@
 /// pause, so a child task that works for longer than a second without starting or ending an
 /// effect is not waited for.
 ///
-/// An effect the clock has just woken, one just started, or one whose merged or cancellable
-/// effects just ended, is ready to run but may wait for a thread of the cooperative pool: the
-/// clock waits for it to run, however long that takes (with a 10-second safeguard), since it
-/// waits for nothing outside the store.
+/// An effect's own task that the clock has just woken, one just started, or one whose merged
+/// or cancellable effects just ended, is ready to run but may wait for a thread of the
+/// cooperative pool: the clock waits for it to run, since it waits for nothing outside the
+/// store, until 10 s have passed without a change (a safeguard, not a settle time).
 ///
 /// A sleeping task that is cancelled wakes at once with `CancellationError`.
 ///
@@ -210,8 +210,9 @@ public final class TestClock: Clock, Sendable {
   /// a test store's effects, a line on standard error otherwise).
   ///
   /// The wait after each wake counts against `timeout`: a step whose effect waits outside the
-  /// store costs 50 ms, and up to about a second while the process is busy (see "Stepping"
-  /// above). Advance by a duration instead when many such steps are due.
+  /// store costs 50 ms, and up to about a second while the process is busy; a step whose
+  /// effect waits for a thread lasts until it runs (see "Stepping" above). Advance by a
+  /// duration instead when many such steps are due.
   ///
   /// - Parameter timeout: The wall-clock limit. Default: five seconds.
   public func run(timeout: Duration = .seconds(5)) async {

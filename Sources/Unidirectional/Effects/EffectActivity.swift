@@ -65,7 +65,6 @@ final class EffectActivity: Sendable {
     /// tasks described above, which park without having been counted).
     var active = 0
     /// Counted tasks made runnable here that have not run since (see the type's description).
-    /// Briefly below zero when a task's body begins before its creator counted it.
     var waking = 0
   }
 
@@ -123,7 +122,8 @@ final class EffectActivity: Sendable {
   /// parent is about to run. Here the last child's end hands its count to the parent instead.
   ///
   /// States: children running, parent not waiting → parent waiting (parked; only if a child is
-  /// still running) → last child ended (the parent is active: the child's count is its own).
+  /// still running) → last child ended (the parent is active: the child's count is its own; and
+  /// waking until its wait returns).
   final class Join: Sendable {
     private struct State {
       var running = 0
@@ -174,8 +174,8 @@ final class EffectActivity: Sendable {
   // MARK: Waiting
 
   /// Returns once no counted task is active, or once nothing has changed for `settle` while the
-  /// process was idle (a task waits on something other than a test clock), whichever comes
-  /// first.
+  /// process was idle and no counted task was waking (a task waits on something other than a
+  /// test clock), whichever comes first.
   ///
   /// A settle window does not count while a counted task is waking (it waits for a thread,
   /// however long the cooperative pool keeps it waiting), or while the process was busy (see

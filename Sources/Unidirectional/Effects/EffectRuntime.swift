@@ -201,12 +201,14 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       let operation =
         join == nil && NavigationContext.isInsideChild
         ? NavigationContext.outsideChildren(operation) : operation
+      // Counted before it exists, so that its body's first step (no longer waking) and its
+      // end never come before its beginning.
+      if let join { join.childBegan() } else { activity.taskBegan() }
       let task = Task(priority: priority) {
         await self.activity.runCounted(origin: origin, operation)
         self.finished(taskID, cancelIDs: cancelIDs)
         if let join { join.childEnded() } else { self.activity.taskEnded() }
       }
-      if let join { join.childBegan() } else { activity.taskBegan() }
       storage.running[taskID] = task
       for id in cancelIDs { storage.tasksByCancelID[id, default: []].insert(taskID) }
       return task

@@ -73,6 +73,19 @@ import UnidirectionalTestSupport
     await clock.advance(by: .seconds(2))
   }
 
+  /// Checks that the clock moved on without `b`: waits for `a` and `c`, checks that `b` has not
+  /// come, lets the held-up effect go on with `release`, and checks that `b` comes last.
+  private func expectBLast(
+    _ store: Store<[String], String>, once release: () -> Void
+  ) async {
+    await waitUntil(store) { $0.contains("a") && $0.contains("c") }
+    #expect(store.state.sorted() == ["a", "c"])
+    release()
+    await waitUntil(store) { $0.count == 3 }
+    #expect(store.state.sorted() == ["a", "b", "c"])
+    #expect(store.state.last == "b")
+  }
+
   /// Waits (up to ten seconds of wall time) until the reduced actions satisfy `condition`.
   private func waitUntil(
     _ store: Store<[String], String>, _ condition: ([String]) -> Bool
@@ -118,12 +131,7 @@ import UnidirectionalTestSupport
     await EffectActivity.$busySettleLimit.withValue(.milliseconds(300)) {
       await advancePastBoth(clock, store)
     }
-    await waitUntil(store) { $0.contains("a") && $0.contains("c") }
-    #expect(store.state.sorted() == ["a", "c"])
-    computation.release()
-    await waitUntil(store) { $0.count == 3 }
-    #expect(store.state.sorted() == ["a", "b", "c"])
-    #expect(store.state.last == "b")
+    await expectBLast(store, once: computation.release)
   }
 
   /// An effect that waits on something outside the store is left waiting, and time moves on
@@ -136,11 +144,6 @@ import UnidirectionalTestSupport
       Stalled(clock: clock) { await outside.wait() }
     }
     await advancePastBoth(clock, store)
-    await waitUntil(store) { $0.contains("a") && $0.contains("c") }
-    #expect(store.state.sorted() == ["a", "c"])
-    outside.open()
-    await waitUntil(store) { $0.count == 3 }
-    #expect(store.state.sorted() == ["a", "b", "c"])
-    #expect(store.state.last == "b")
+    await expectBLast(store, once: outside.open)
   }
 }

@@ -81,6 +81,50 @@ import UnidirectionalTestSupport
     #expect(activity.wakingCount == 0)
   }
 
+  /// Every way a store's effects make tasks runnable (started, merged, made cancellable and
+  /// cancelled, woken by a clock, or sleeping until an instant already past) leaves nothing
+  /// waking once they end: a count left behind would hold every later wait up for 10 s.
+  @Test(.timeLimit(.minutes(1)))
+  func aStoresEffectsLeaveNothingWakingOnceTheyEnd() async {
+    struct Feature: Reducer {
+      let clock: TestClock
+      func reduce(into state: inout [String], action: String) -> Effect<String> {
+        state.append(action)
+        guard action == "start" else {
+          return action == "cancel" ? .cancel(id: "held") : .none
+        }
+        return .merge(
+          .run { [clock] send in
+            try await clock.sleep(for: .seconds(1))
+            await send("slept")
+          },
+          .run { [clock] send in
+            // A deadline already reached: the sleep returns without parking.
+            try await clock.sleep(until: clock.now)
+            await send("past")
+          },
+          .run { [clock] _ in try await clock.sleep(for: .seconds(60)) }
+            .cancellable(id: "held"),
+          .concatenate(
+            .merge(
+              .run { [clock] _ in try await clock.sleep(for: .seconds(1)) },
+              .run { [clock] _ in try await clock.sleep(for: .seconds(2)) }),
+            .send("merged")))
+      }
+    }
+    let clock = TestClock()
+    let store = Store(initialState: [String]()) { Feature(clock: clock) }
+    store.send("start")
+    await clock.waitForSleepers(count: 4)
+    store.send("cancel")
+    await clock.advance(by: .seconds(2))
+    await store.waitForQuietEffects()
+    #expect(store.runningEffectCount == 0)
+    #expect(store.effects.activity.taskCount == 0)
+    #expect(store.effects.activity.wakingCount == 0)
+    #expect(Set(store.state) == ["start", "past", "cancel", "slept", "merged"])
+  }
+
   /// A clock's wake and a cancellation each make a parked sleeper waking once, and its sleep
   /// returning (or throwing) ends that, so nothing is left waking to hold later waits up.
   @Test(.timeLimit(.minutes(1)))
