@@ -187,6 +187,7 @@ final class EffectActivity: Sendable {
     // Set while nothing changes and a window did not count: when that began.
     var unchangedSince: ContinuousClock.Instant?
     let busyLimit = EffectActivity.busySettleLimit
+    let wasBusy = EffectActivity.windowWasBusy
     var seen = changes.generation
     while true {
       if counts.withLock({ $0.active <= 0 }) { return }
@@ -204,7 +205,7 @@ final class EffectActivity: Sendable {
       if counts.withLock({ $0.waking > 0 }) {
         guard unchanged < EffectActivity.wakingSettleLimit else { return }
       } else {
-        guard ProcessorLoad.wasBusy(since: start), unchanged < busyLimit else { return }
+        guard wasBusy(start), unchanged < busyLimit else { return }
       }
       unchangedSince = since
     }
@@ -246,6 +247,16 @@ final class EffectActivity: Sendable {
   /// A task-local, read by the waiting task, so that a test of this wait can set a limit that
   /// no scheduling delay reaches, or one it reaches quickly.
   @TaskLocal static var busySettleLimit = Duration.seconds(1)
+
+  /// How `waitUntilQuiet` judges a settle window without change: whether the process was busy
+  /// from the given sample to now (`ProcessorLoad.wasBusy(since:)`).
+  ///
+  /// A task-local, read by the waiting task, so that a test of this wait can judge its windows
+  /// itself: on a shared machine, other processes can hold a computing thread off the
+  /// processors for a whole window, which then reads idle.
+  @TaskLocal static var windowWasBusy: @Sendable (ProcessorLoad.Sample) -> Bool = {
+    ProcessorLoad.wasBusy(since: $0)
+  }
 
   /// How long `waitUntilQuiet` goes on waiting without any change while a counted task is
   /// waking: a task made runnable waits only for a thread, so this is a safeguard, far longer

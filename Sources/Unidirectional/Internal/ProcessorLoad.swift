@@ -29,9 +29,14 @@ enum ProcessorLoad {
 
   /// Whether the stretch since `start` was busy (see the type's description).
   static func wasBusy(since start: Sample) -> Bool {
-    let wall = start.wall.duration(to: .now)
-    guard let before = start.processTime, let now = processTime() else { return false }
-    return isBusy(processTimeUsed: now - before, over: wall)
+    wasBusy(from: start, to: sample())
+  }
+
+  /// Whether the stretch between two samples was busy; without both readings of processor
+  /// time, it counts as idle.
+  static func wasBusy(from start: Sample, to end: Sample) -> Bool {
+    guard let before = start.processTime, let after = end.processTime else { return false }
+    return isBusy(processTimeUsed: after - before, over: start.wall.duration(to: end.wall))
   }
 
   /// Whether `used` processor time over `wall` time is at least half a processor.
@@ -40,7 +45,7 @@ enum ProcessorLoad {
   }
 
   /// The processor time used so far, summed over every thread of the process.
-  private static func processTime() -> Duration? {
+  static func processTime() -> Duration? {
     var time = timespec()
     guard clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time) == 0 else { return nil }
     return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)

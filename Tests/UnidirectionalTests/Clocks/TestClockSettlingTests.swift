@@ -16,7 +16,10 @@ import UnidirectionalTestSupport
 ///
 /// The limit on that wait is wall time, so these tests set it (`EffectActivity.busySettleLimit`)
 /// rather than race it: with the other suites running beside them, a step's own task can wait
-/// most of a second for a thread of the cooperative pool.
+/// most of a second for a thread of the cooperative pool. For the same reason, the tests of a
+/// busy process judge its windows busy themselves (`EffectActivity.windowWasBusy`): on a shared
+/// machine, other processes can hold the computing thread off the processors for a whole
+/// window, which then reads idle (`ProcessorLoadTests` checks the reading).
 @Suite struct TestClockSettlingTests {
   /// An effect's hold-up: computing on a thread of its own until released, or for 5 s at most
   /// (so that a step that never gives up fails the test, rather than leaving a processor
@@ -86,6 +89,16 @@ import UnidirectionalTestSupport
     #expect(store.state.last == "b")
   }
 
+  /// Runs `body` with every settle window judged busy, and `limit` as the busy limit.
+  private func judgingEveryWindowBusy(
+    limit: Duration, _ body: () async -> Void
+  ) async {
+    let everyWindowIsBusy: @Sendable (ProcessorLoad.Sample) -> Bool = { _ in true }
+    await EffectActivity.$windowWasBusy.withValue(everyWindowIsBusy) {
+      await EffectActivity.$busySettleLimit.withValue(limit) { await body() }
+    }
+  }
+
   /// Waits (up to ten seconds of wall time) until the reduced actions satisfy `condition`.
   private func waitUntil(
     _ store: Store<[String], String>, _ condition: ([String]) -> Bool
@@ -97,10 +110,10 @@ import UnidirectionalTestSupport
     }
   }
 
-  /// The effect computes for 1.3 s after sending `a`; the step that woke `a` waits for it, under
-  /// a limit that no scheduling delay reaches (and that the default limit, 1 s, would not allow),
-  /// so `b` comes before `c`. Were a busy window taken for a quiet one, the step would move on
-  /// after 50 ms and `c` would come first.
+  /// The effect computes for 1.3 s after sending `a`, in windows judged busy; the step that woke
+  /// `a` waits for it, under a limit that no scheduling delay reaches (and that the default
+  /// limit, 1 s, would not allow), so `b` comes before `c`. Were a busy window taken for a quiet
+  /// one, the step would move on after 50 ms and `c` would come first.
   @Test(.timeLimit(.minutes(1)))
   func aStepWaitsForAnEffectHeldUpWhileTheProcessIsBusy() async {
     let clock = TestClock()
@@ -109,7 +122,7 @@ import UnidirectionalTestSupport
     let store = Store(initialState: [String]()) {
       Stalled(clock: clock) { await computation.run(for: .milliseconds(1_300)) }
     }
-    await EffectActivity.$busySettleLimit.withValue(.seconds(60)) {
+    await judgingEveryWindowBusy(limit: .seconds(60)) {
       await advancePastBoth(clock, store)
     }
     #expect(store.state == ["a", "b", "c"])
@@ -128,7 +141,7 @@ import UnidirectionalTestSupport
     let store = Store(initialState: [String]()) {
       Stalled(clock: clock) { await computation.run() }
     }
-    await EffectActivity.$busySettleLimit.withValue(.milliseconds(300)) {
+    await judgingEveryWindowBusy(limit: .milliseconds(300)) {
       await advancePastBoth(clock, store)
     }
     await expectBLast(store, once: computation.release)
