@@ -205,24 +205,31 @@ public final class TestClock: Clock, Sendable {
 
   /// Wakes sleepers in deadline order until none is left, moving time to each deadline.
   ///
-  /// A timer that never stops would make this run forever; it gives up after `timeout` of wall
-  /// time, reporting the problem through the dependencies' `reportIssue` (a test failure inside
-  /// a test store's effects, a line on standard error otherwise).
+  /// A timer that never stops would make this run forever. Once it has woken 1,000 sleepers
+  /// and `timeout` of wall time has passed, it gives up, reporting
+  /// the problem through the dependencies' `reportIssue` (a test failure inside a test store's
+  /// effects, a line on standard error otherwise). A shorter schedule always runs to its end,
+  /// however long a loaded machine keeps its tasks waiting for threads.
   ///
   /// The wait after each wake counts against `timeout`: a step whose effect waits outside the
   /// store costs 50 ms, and up to about a second while the process is busy; a step whose
   /// effect waits for a thread lasts until it runs (see "Stepping" above). Advance by a
   /// duration instead when many such steps are due.
   ///
-  /// - Parameter timeout: The wall-clock limit. Default: five seconds.
+  /// - Parameter timeout: The wall-clock limit, once 1,000 sleepers have been woken. Default:
+  ///   five seconds.
   public func run(timeout: Duration = .seconds(5)) async {
     await waitForSleepingStoresToBeQuiet()
     let deadline = ContinuousClock.now.advanced(by: timeout)
+    var woken = 0
     while let sleeper = storage.withLock({ storage -> Sleeper? in
       storage.takeNextSleeper(dueAt: Instant(offset: .seconds(Int64.max / 2)))
     }) {
       await wake(sleeper)
-      if ContinuousClock.now >= deadline {
+      woken += 1
+      // Both: wall time alone stopped short schedules on a loaded machine, leaving their
+      // sleepers asleep; a count alone would let a timer that never stops run for minutes.
+      if woken >= Self.runawayWakeCount, ContinuousClock.now >= deadline {
         DependencyValues.current.reportIssue(
           """
           TestClock.run() stopped after \(timeout): sleepers keep being scheduled (a timer that \
@@ -232,6 +239,11 @@ public final class TestClock: Clock, Sendable {
       }
     }
   }
+
+  /// How many sleepers `run(timeout:)` wakes before its wall-clock limit applies: far more
+  /// than a test's schedule holds, and a timer that never stops reaches it in well under a
+  /// second.
+  static let runawayWakeCount = 1_000
 
   /// Resumes one sleeper and waits until the effects of its store are quiet again.
   private func wake(_ sleeper: Sleeper) async {

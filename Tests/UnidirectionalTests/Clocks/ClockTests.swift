@@ -210,6 +210,28 @@ private struct Metronome: Reducer {
     #expect(clock.now.offset == .seconds(3))
   }
 
+  /// The wall-clock limit is for timers that never stop: a loaded machine can keep a short
+  /// schedule's tasks waiting for threads past it (CI did, and the test waiting for the
+  /// sleepers it left never ended), so `run` does not give up on one.
+  @Test func runWakesAShortScheduleToTheEndWhateverTheWallClockSays() async throws {
+    let clock = TestClock()
+    let tasks = (1...3).map { seconds in
+      Task { try await clock.sleep(for: .seconds(seconds)) }
+    }
+    await clock.waitForSleepers(count: 3)
+    let issues = Log<String>()
+    await withDependencies {
+      $0.reportIssue = { issues.append($0) }
+    } operation: {
+      await clock.run(timeout: .zero)
+    }
+    #expect(issues.values.isEmpty)
+    #expect(clock.sleeperCount == 0)
+    #expect(clock.now.offset == .seconds(3))
+    await clock.advance(by: .seconds(3))  // Frees any sleeper a failed run left, so the test ends.
+    for task in tasks { try await task.value }
+  }
+
   @Test func runGivesUpOnATimerThatNeverStops() async {
     let clock = TestClock()
     let store = Store(initialState: Metronome.State()) { Metronome(clock: clock) }
@@ -223,7 +245,7 @@ private struct Metronome: Reducer {
     }
     #expect(issues.values.count == 1)
     #expect(issues.values.first?.hasPrefix("TestClock.run() stopped after") == true)
-    #expect(!store.state.ticks.isEmpty)
+    #expect(store.state.ticks.count >= 1_000)  // Not before that many wakes.
     await store.send(.stop).finish()
   }
 }
