@@ -51,6 +51,11 @@ import UnidirectionalTesting
 @Suite struct TestStoreParityTests {
   static let sliceCount = 20
 
+  /// The wall-clock limit of each wait of a run, which only a failing run reaches (a passing
+  /// one goes on as soon as what it waits for has happened). Generous, because the heavy
+  /// suites running beside this one can keep an effect's task waiting seconds for a thread.
+  static let waitLimit = Duration.seconds(10)
+
   static var programCount: Int {
     Int(ProcessInfo.processInfo.environment["UNIDIRECTIONAL_PARITY_PROGRAMS"] ?? "") ?? 10_000
   }
@@ -71,7 +76,7 @@ import UnidirectionalTesting
   func testStoreReducesInTheStoresOrder(slice: Int) async {
     for seed in Self.seeds(slice: slice) {
       let program = EffectProgram.generate(seed: seed)
-      let outcome = await Self.runInBothStores(program, timeout: .seconds(1))
+      let outcome = await Self.runInBothStores(program, timeout: Self.waitLimit)
       guard outcome.failed else { continue }
       let (shrunk, shrunkOutcome, attempts) = await Self.shrink(program, outcome)
       var report = [
@@ -112,7 +117,7 @@ import UnidirectionalTesting
     let program = EffectProgram(
       nodes: [.run(0), .send(3), .none, .none],
       runs: [[.sleepFor(1), .send(1), .send(2)]])
-    let outcome = await Self.runInBothStores(program, timeout: .seconds(1))
+    let outcome = await Self.runInBothStores(program, timeout: Self.waitLimit)
     #expect(outcome.expected == [0, 1, 3, 2])
     #expect(!outcome.failed, "\(program)\n\(outcome)")
   }
@@ -130,7 +135,7 @@ import UnidirectionalTesting
     for seed in (slice * perSlice)..<min((slice + 1) * perSlice, total) {
       let program = EffectProgram.generate(seed: UInt64(seed))
       let trace = try program.simulate()
-      if let failure = await Self.runStepped(program, trace, timeout: .seconds(2)) {
+      if let failure = await Self.runStepped(program, trace, timeout: Self.waitLimit) {
         Issue.record(
           Comment(
             rawValue: "Program seed \(seed): \(program)\nmodel: \(trace.log)\n\(failure)"))
