@@ -187,7 +187,7 @@ final class EffectActivity: Sendable {
     // Set while nothing changes and a window did not count: when that began.
     var unchangedSince: ContinuousClock.Instant?
     let busyLimit = EffectActivity.busySettleLimit
-    let wasBusy = EffectActivity.windowWasBusy
+    let windowReading = EffectActivity.windowReading
     var seen = changes.generation
     while true {
       if counts.withLock({ $0.active <= 0 }) { return }
@@ -205,7 +205,8 @@ final class EffectActivity: Sendable {
       if counts.withLock({ $0.waking > 0 }) {
         guard unchanged < EffectActivity.wakingSettleLimit else { return }
       } else {
-        guard wasBusy(start), unchanged < busyLimit else { return }
+        let wasBusy = windowReading == .alwaysBusy || ProcessorLoad.wasBusy(since: start)
+        guard wasBusy, unchanged < busyLimit else { return }
       }
       unchangedSince = since
     }
@@ -248,15 +249,20 @@ final class EffectActivity: Sendable {
   /// no scheduling delay reaches, or one it reaches quickly.
   @TaskLocal static var busySettleLimit = Duration.seconds(1)
 
-  /// How `waitUntilQuiet` judges a settle window without change: whether the process was busy
-  /// from the given sample to now (`ProcessorLoad.wasBusy(since:)`).
-  ///
-  /// A task-local, read by the waiting task, so that a test of this wait can judge its windows
-  /// itself: on a shared machine, other processes can hold a computing thread off the
-  /// processors for a whole window, which then reads idle.
-  @TaskLocal static var windowWasBusy: @Sendable (ProcessorLoad.Sample) -> Bool = {
-    ProcessorLoad.wasBusy(since: $0)
+  /// How `waitUntilQuiet` tells whether a settle window without change was busy.
+  enum WindowReading: Sendable {
+    /// From the process's processor time over the window (`ProcessorLoad`).
+    case processorTime
+    /// Every window is busy: for tests of the busy rules, whose result must not depend on
+    /// other processes, which can hold a computing thread off the processors for a whole
+    /// window.
+    case alwaysBusy
   }
+
+  /// How `waitUntilQuiet` tells whether a window was busy. A task-local, read by the waiting
+  /// task, like `busySettleLimit`. (An enumeration, not a closure: the release build of a
+  /// test that bound a closure-typed task-local crashed in `swift_task_localValuePush`.)
+  @TaskLocal static var windowReading = WindowReading.processorTime
 
   /// How long `waitUntilQuiet` goes on waiting without any change while a counted task is
   /// waking: a task made runnable waits only for a thread, so this is a safeguard, far longer

@@ -17,7 +17,7 @@ import UnidirectionalTestSupport
 /// The limit on that wait is wall time, so these tests set it (`EffectActivity.busySettleLimit`)
 /// rather than race it: with the other suites running beside them, a step's own task can wait
 /// most of a second for a thread of the cooperative pool. For the same reason, the tests of a
-/// busy process judge its windows busy themselves (`EffectActivity.windowWasBusy`): on a shared
+/// busy process judge its windows busy themselves (`EffectActivity.windowReading`): on a shared
 /// machine, other processes can hold the computing thread off the processors for a whole
 /// window, which then reads idle (`ProcessorLoadTests` checks the reading).
 @Suite struct TestClockSettlingTests {
@@ -93,8 +93,7 @@ import UnidirectionalTestSupport
   private func judgingEveryWindowBusy(
     limit: Duration, _ body: () async -> Void
   ) async {
-    let everyWindowIsBusy: @Sendable (ProcessorLoad.Sample) -> Bool = { _ in true }
-    await EffectActivity.$windowWasBusy.withValue(everyWindowIsBusy) {
+    await EffectActivity.$windowReading.withValue(.alwaysBusy) {
       await EffectActivity.$busySettleLimit.withValue(limit) { await body() }
     }
   }
