@@ -206,10 +206,10 @@ public final class TestClock: Clock, Sendable {
   /// Wakes sleepers in deadline order until none is left, moving time to each deadline.
   ///
   /// A timer that never stops would make this run forever. Once it has woken 1,000 sleepers
-  /// and `timeout` of wall time has passed, it gives up, reporting
-  /// the problem through the dependencies' `reportIssue` (a test failure inside a test store's
-  /// effects, a line on standard error otherwise). A shorter schedule always runs to its end,
-  /// however long a loaded machine keeps its tasks waiting for threads.
+  /// and `timeout` of wall time has passed, it gives up, reporting the problem through the
+  /// dependencies' `reportIssue` (a test failure inside a test store's effects, a line on
+  /// standard error otherwise). A shorter schedule always runs to its end, however long a
+  /// loaded machine keeps its tasks waiting for threads.
   ///
   /// The wait after each wake counts against `timeout`: a step whose effect waits outside the
   /// store costs 50 ms, and up to about a second while the process is busy; a step whose
@@ -232,8 +232,9 @@ public final class TestClock: Clock, Sendable {
       if woken >= Self.runawayWakeCount, ContinuousClock.now >= deadline {
         DependencyValues.current.reportIssue(
           """
-          TestClock.run() stopped after \(timeout): sleepers keep being scheduled (a timer that \
-          never stops?). Advance by a duration instead, or stop the timer first.
+          TestClock.run() stopped after waking \(woken) sleepers, past its limit of \(timeout): \
+          sleepers keep being scheduled (a timer that never stops?). Advance by a duration \
+          instead, or stop the timer first.
           """)
         return
       }

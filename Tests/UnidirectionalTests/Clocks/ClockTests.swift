@@ -244,7 +244,7 @@ private struct Metronome: Reducer {
       await clock.run(timeout: .milliseconds(100))
     }
     #expect(issues.values.count == 1)
-    #expect(issues.values.first?.hasPrefix("TestClock.run() stopped after") == true)
+    #expect(issues.values.first?.hasPrefix("TestClock.run() stopped after waking ") == true)
     #expect(store.state.ticks.count >= 1_000)  // Not before that many wakes.
     await store.send(.stop).finish()
   }
