@@ -33,7 +33,7 @@
 /// An effect's own task that the clock has just woken, one just started, or one whose merged
 /// or cancellable effects just ended, is ready to run but may wait for a thread of the
 /// cooperative pool: the clock waits for it to run, since it waits for nothing outside the
-/// store, until 10 s have passed without a change (a safeguard, not a settle time).
+/// store, until 60 s have passed without a change (a safeguard, not a settle time).
 ///
 /// A sleeping task that is cancelled wakes at once with `CancellationError`.
 ///

@@ -265,9 +265,11 @@ final class EffectActivity: Sendable {
   @TaskLocal static var windowReading = WindowReading.processorTime
 
   /// How long `waitUntilQuiet` goes on waiting without any change while a counted task is
-  /// waking: a task made runnable waits only for a thread, so this is a safeguard, far longer
-  /// than a loaded pool keeps a task waiting, not a settle time.
-  static let wakingSettleLimit = Duration.seconds(10)
+  /// waking: a task made runnable waits only for a thread, so this is a safeguard against a
+  /// miscounted task, not a settle time. It is far longer than a loaded pool keeps a task
+  /// waiting: with the whole suite starting at once and another process computing, a test's
+  /// new tasks waited up to 38 s for a thread.
+  static let wakingSettleLimit = Duration.seconds(60)
 
   /// Waits until `isDone` holds, or until nothing changes for `settle`.
   private func wait(settle: Duration, until isDone: (Counts) -> Bool) async {
