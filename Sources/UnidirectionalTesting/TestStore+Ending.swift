@@ -1,12 +1,14 @@
 import Unidirectional
 
 extension TestStore {
-  /// Ends the test: waits for every effect to finish, then asserts that every action they fed
-  /// back was received.
+  /// Ends the test: lets every effect finish, then asserts that every action they fed back was
+  /// received.
   ///
-  /// Effects still running after `timeout` (default ``timeout``), or asleep on a `TestClock`
-  /// (only the test could wake them), fail the test, one failure at the line of each step whose
-  /// action started them (when exhaustive), and are cancelled.
+  /// Drains the test store's executor. Effects that are then asleep on a `TestClock` (only the
+  /// test could wake them) fail the test at once; effects that wait for work outside the
+  /// executor are waited for up to `timeout` (default ``timeout``). Those still running fail
+  /// the test, one failure at the line of each step whose action started them (when
+  /// exhaustive), and are cancelled.
   /// Actions received after the last assertion then fail the test at this line. Steps after
   /// `finish` fail.
   ///
@@ -28,15 +30,20 @@ extension TestStore {
     let timeout = timeout ?? self.timeout
     guard !progress.withLock(\.isFinished) else { return }
     currentLocation.withLock { $0 = location }
-    let deadline = ContinuousClock.now.advanced(by: timeout)
-    if await !store.waitForEffectsToEnd(deadline: deadline) {
+    let outcome = await drain(
+      until: { store.runningEffectCount == 0 },
+      givingUpWhen: { executor.clockSleeperCount > 0 },
+      deadline: ContinuousClock.now.advanced(by: timeout))
+    if outcome != .done {
       if isExhaustive {
         reportRunningEffects(waited: timeout, fallback: location)
       } else {
-        skipped("Effects were still running after \(timeout); they were cancelled.", at: location)
+        skipped("Effects were still running; they were cancelled.", at: location)
       }
       store.cancelAllEffects()
-      _ = await store.waitForEffectsToEnd(deadline: ContinuousClock.now.advanced(by: timeout))
+      _ = await drain(
+        until: { store.runningEffectCount == 0 },
+        deadline: ContinuousClock.now.advanced(by: timeout))
     }
     await reduced.waitForActionInProgress(deadline: ContinuousClock.now.advanced(by: timeout))
     progress.withLock { $0.isFinished = true }
@@ -70,7 +77,7 @@ extension TestStore {
   ) async {
     let location = TestSourceLocation(
       fileID: fileID, filePath: filePath, line: line, column: column)
-    await store.waitForQuietEffects()
+    await executor.drainUntilIdle()
     let skippedRecords = reduced.takeReceived()
     guard let last = skippedRecords.last else { return }
     let after = last.after as! State
@@ -96,10 +103,13 @@ extension TestStore {
   ) async {
     let location = TestSourceLocation(
       fileID: fileID, filePath: filePath, line: line, column: column)
+    await executor.drainUntilIdle()
     let count = store.runningEffectCount
     store.cancelAllEffects()
-    let deadline = ContinuousClock.now.advanced(by: timeout)
-    if await !store.waitForEffectsToEnd(deadline: deadline) {
+    let outcome = await drain(
+      until: { store.runningEffectCount == 0 },
+      deadline: ContinuousClock.now.advanced(by: timeout))
+    if outcome != .done {
       TestFailure.record(
         "Effects did not end within \(timeout) of being cancelled: they ignore cancellation.",
         at: location)
@@ -110,10 +120,16 @@ extension TestStore {
 
   /// Fails the test once for each asserted step whose effects are still running (or once at
   /// `fallback` if the running effects belong to no asserted step).
-  func reportRunningEffects(waited: Duration, fallback: TestSourceLocation) {
+  ///
+  /// - Parameter waited: How long the test store waited for work outside its executor, or
+  ///   `nil` if it did not wait (as it goes away).
+  func reportRunningEffects(waited: Duration?, fallback: TestSourceLocation) {
+    let waitedNote =
+      waited.map { "waited up to \($0) for work outside the test store's executor" }
+      ?? "the test store was released without 'finish()'"
     let message = """
-      An effect is still running at the end of the test (waited up to \(waited); effects asleep \
-      on a TestClock are not waited for). It must finish before the test ends.
+      An effect is still running at the end of the test (\(waitedNote)). It must finish before \
+      the test ends. \(runningEffectsAdvice)
 
       Receive its actions and let it end (for example by advancing a TestClock), cancel it with \
       an action, call 'skipInFlightEffects()', or make the test non-exhaustive.

@@ -5,8 +5,10 @@ extension TestStore {
   /// the observers it fired.
   ///
   /// The store reduced the action when the effect sent it; this step checks what it did then.
-  /// If it has not arrived yet, waits up to `timeout` (default ``timeout``), but fails at once
-  /// when no effect is running that could send it.
+  /// If it has not arrived yet, drains the test store's executor; if it still has not, and an
+  /// effect is running that could send it, suspends until work outside the executor (an
+  /// unstructured task, real I/O) sends it, up to `timeout` (default ``timeout``). It fails at
+  /// once when no effect is running.
   ///
   /// - Parameters:
   ///   - expected: The action expected next.
@@ -158,22 +160,29 @@ extension TestStore {
   ) async -> StoreTask {
     let timeout = timeout ?? self.timeout
     currentLocation.withLock { $0 = location }
+    let deadline = ContinuousClock.now.advanced(by: timeout)
     while true {
-      let next = await reduced.nextReceived(timeout: timeout) {
-        store.runningEffectCount > 0
-      }
+      var next: ReducedActions.Record?
+      let outcome = await drain(
+        until: {
+          next = reduced.takeNextReceived()
+          return next != nil
+        },
+        givingUpWhen: { store.runningEffectCount == 0 && !reduced.hasActionInProgress },
+        deadline: deadline)
       guard let record = next else {
-        let reason =
-          store.runningEffectCount > 0
-          ? "none arrived within \(timeout)" : "no effect is running that could send one"
         let listing: Any
         switch expected {
         case .action(let action): listing = action
         case .description(let text): listing = text
         }
+        let message = TestFailure.message(
+          outcome == .gaveUp
+            ? "Expected to receive an action, but no effect is running that could send one:"
+            : "Expected to receive an action, but none arrived within \(timeout):",
+          listing: [listing])
         TestFailure.record(
-          TestFailure.message("Expected to receive an action, but \(reason):", listing: [listing]),
-          at: location)
+          outcome == .gaveUp ? message : message + "\n\n" + runningEffectsAdvice, at: location)
         return .none
       }
       let action = record.action as! Action

@@ -3,9 +3,11 @@ import Unidirectional
 extension TestStore {
   /// Sends an action and asserts the state change and the observers it fired.
   ///
-  /// Returns once the action is reduced and the effects it started are quiet: each is asleep on
-  /// a `TestClock`, ended, or waiting on something outside the store (see `TestClock`). The
-  /// actions those effects sent meanwhile are waiting to be received.
+  /// First runs what is ready on the test store's executor (an effect resumed by the test, say),
+  /// then sends the action. Returns once the action is reduced and the test store's executor
+  /// is idle: every effect has run until it waits for something (a `TestClock`, another task,
+  /// work outside the executor) or has ended. The actions those effects sent meanwhile are
+  /// waiting to be received. It never waits for work outside the executor.
   ///
   /// - Parameters:
   ///   - action: The action.
@@ -42,6 +44,7 @@ extension TestStore {
         at: location)
       return .none
     }
+    await executor.drainUntilIdle()
     handleUnreceived(reduced.takeReceived(), before: "sending an action", at: location)
     currentLocation.withLock { $0 = location }
     let step = progress.withLock { progress in
@@ -52,7 +55,7 @@ extension TestStore {
     let record = await reduced.takeSent(step: step)
     // Actions effects fed back that another thread reduced just before this one.
     handleUnreceived(reduced.takeRaced(), before: "sending an action", at: location)
-    await store.waitForQuietEffects()
+    await executor.drainUntilIdle()
     check(record, fires: fires, assert: assert, at: location)
     return task
   }

@@ -22,16 +22,38 @@ import Unidirectional
 /// Failures are recorded with `Issue.record` inside a Swift Testing test and with `XCTFail`
 /// under XCTest, at the line of the step, one failure per mistake. Exhaustive by default (see
 /// ``exhaustivity``): at the end of the test (``finish(timeout:fileID:filePath:line:column:)``,
-/// or when the test store is released) the test store first waits for effects still running,
-/// then requires that every action was received and every effect has finished.
+/// or when the test store is released) the test store first lets effects run, then requires
+/// that every action was received and every effect has finished.
+///
+/// ## Time that is known
+///
+/// The store's effects run on a ``TestExecutor`` of the test store's own, which runs their jobs
+/// only when the test store drains it. Every step drains it before it looks: when `send`
+/// returns, every effect has run until it waits for something (a clock, another task, something
+/// outside), and the actions they sent are reduced. No step decides this from a wall-clock
+/// window. The test store attaches its executor to every `TestClock` among its dependencies, so
+/// that advancing the clock runs the effects it wakes (see `TestClock`).
+///
+/// What a step waits for, and what it never waits for:
+///
+/// | A step waits for                               | A step never waits for                |
+/// | ---------------------------------------------- | ------------------------------------- |
+/// | effect code, up to its next suspension         | a `TestClock` deadline (advance it)   |
+/// | `async let`, task groups, default actors       | `Task {}` or `Task.detached` inside   |
+/// | continuations resumed before the step          | `MainActor` code, actors' executors   |
+/// | actions effects send, and the effects they start | real I/O, a store made in an effect |
+///
+/// Only `receive` and `finish` wait for what runs outside, up to their timeout.
 ///
 /// Drive a test store from one task at a time, awaiting each step.
 public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sendable {
   let store: Store<State, TestStoreAction<Action>>
+  /// The executor the store's effects run on; the test store drains it at every step.
+  let executor: TestExecutor
   /// A child store over the whole state that observers read through: the store's actions are
   /// marked with their origin, the observers' API is in the feature's own actions.
   let view: Store<State, Action>
-  let reduced = ReducedActions()
+  let reduced: ReducedActions
   let settings: Locked<Settings>
   let observers = Locked<[String: ObservationToken]>([:])
   let progress: Locked<Progress>
@@ -88,7 +110,11 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
     }
     prepareDependencies(&dependencies)
     let settings = Locked(Settings(dependencies: dependencies))
-    let reduced = self.reduced
+    let executor = TestExecutor()
+    let reduced = ReducedActions(executor: executor)
+    Self.attach(executor, toClocksIn: dependencies)
+    self.executor = executor
+    self.reduced = reduced
     self.creationLocation = location
     self.currentLocation = currentLocation
     self.settings = settings
@@ -104,17 +130,19 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
         didComplete: { effects in reduced.didComplete(effects) }),
       onIssue: { issue in
         TestFailure.record(issue.description, at: currentLocation.withLock { $0 })
-      })
+      },
+      effectExecutor: executor)
     self.view = store.scope(state: \.self, action: { TestStoreAction.received($0) })
   }
 
   deinit {
+    // Never blocks: runs what is ready now, and hands what comes later to the global executor
+    // (`release()`), so that effects left behind (cancelled as the store goes) end by themselves.
+    defer { executor.release() }
+    executor.drain()
     guard !progress.withLock(\.isFinished), case .on = exhaustivity else { return }
-    // Let effects that are ending right now end (this cannot `await`: it blocks, at most for
-    // `timeout`), then report what is left, in the order `finish()` does.
-    let stillRunning = store.waitForRunningEffects(timeout: timeout)
-    if stillRunning > 0 {
-      reportRunningEffects(waited: timeout, fallback: creationLocation)
+    if store.runningEffectCount > 0 {
+      reportRunningEffects(waited: nil, fallback: creationLocation)
     }
     let unreceived = reduced.takeReceived()
     if !unreceived.isEmpty {
@@ -123,6 +151,14 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
           "The store received \(unreceived.count) unexpected action(s) by the end of the test:",
           listing: unreceived.map(\.action)),
         at: creationLocation)
+    }
+  }
+
+  /// Attaches `executor` to every `TestClock` set in `dependencies`, so that advancing the
+  /// clock drains it.
+  static func attach(_ executor: TestExecutor, toClocksIn dependencies: DependencyValues) {
+    for case let clock as TestClock in dependencies.overriddenValues {
+      clock.attach(executor)
     }
   }
 
@@ -135,27 +171,32 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
   }
 
   /// How long `receive(_:timeout:fires:assert:)` and
-  /// ``finish(timeout:fileID:filePath:line:column:)`` wait by default. Default: one second.
+  /// ``finish(timeout:fileID:filePath:line:column:)`` wait by default for work that runs
+  /// outside the test store's executor (see "Time that is known"). Default: one second.
   ///
-  /// A wall-clock limit for tests that fail; passing tests never wait for it. Drive time in
-  /// effects with a `TestClock` instead.
+  /// A wall-clock limit for tests that fail; passing tests never wait for it. Effects that run
+  /// only on the test store's executor and sleep only on a `TestClock` pass with `.zero`.
   public var timeout: Duration {
     get { settings.withLock { $0.timeout } }
     set { settings.withLock { $0.timeout = newValue } }
   }
 
-  /// The dependencies the reducer and the effects of later steps use.
+  /// The dependencies the reducer and the effects of later steps use. A `TestClock` set here
+  /// drains the test store's executor as it advances.
   public var dependencies: DependencyValues {
     get { settings.withLock { $0.dependencies } }
-    set { settings.withLock { $0.dependencies = newValue } }
+    set {
+      Self.attach(executor, toClocksIn: newValue)
+      settings.withLock { $0.dependencies = newValue }
+    }
   }
 
   /// The current state of the store: the state after every action it has reduced, including
   /// actions effects fed back that the test has not received yet.
   public var state: State { store.untrackedState }
 
-  /// Whether the store's effects are quiet now (see `TestClock`), for the package's tests.
-  package var effectsAreQuiet: Bool { store.effectsAreQuiet }
+  /// The executor the store's effects run on, for the package's tests.
+  package var effectExecutor: TestExecutor { executor }
 
   /// Runs `operation` with ``exhaustivity`` set to `exhaustivity`, then restores it.
   ///

@@ -201,8 +201,8 @@ import UnidirectionalTesting
     #expect(failures.map(\.line) == [line])
     #expect(
       failures.first?.headline.hasPrefix(
-        "An effect is still running at the end of the test (waited up to 0.01 seconds")
-        == true)
+        "An effect is still running at the end of the test (the test store was released "
+          + "without 'finish()')") == true)
   }
 
   @Test func aDependencyWithoutATestValueIsNamed() async {

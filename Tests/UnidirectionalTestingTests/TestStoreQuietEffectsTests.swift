@@ -2,8 +2,8 @@ import Testing
 import Unidirectional
 import UnidirectionalTesting
 
-/// Effects whose quiet the test store and the test clock must see exactly (each test failed
-/// before its fix: found in review).
+/// Effects whose quiet the test store and the test clock must know, not guess: each runs on the
+/// test store's executor, so a step ends when that executor has nothing left to run.
 private struct Finding: Reducer {
   struct State: Equatable, Sendable {
     var values: [Int] = []
@@ -14,11 +14,16 @@ private struct Finding: Reducer {
     case value(Int)
     case startTimer
     case tick
+    case listen
+    case listenThenSleep
+    case groupSleeps
+    case actorCounts
   }
 
   enum ID: Hashable, Sendable { case throttle, timer }
 
   @Dependency(\.continuousClock) var clock
+  let values: AsyncStream<Int>
 
   func reduce(into state: inout State, action: Action) -> Effect<Action> {
     switch action {
@@ -43,52 +48,127 @@ private struct Finding: Reducer {
       .cancellable(id: ID.timer)
     case .tick:
       return .none
+    case .listen:
+      return .run { [values] send in
+        for await value in values { await send(.value(value)) }
+      }
+    case .listenThenSleep:
+      // Waits for the test first, and only then sleeps on the clock: `advance` must run the
+      // effect up to its sleep before it moves time.
+      return .run { [values] send in
+        for await value in values {
+          try await clock.sleep(for: .seconds(1))
+          await send(.value(value))
+        }
+      }
+    case .groupSleeps:
+      return .run { send in
+        await withTaskGroup(of: Int.self) { group in
+          for seconds in [2, 1] {
+            group.addTask {
+              try? await clock.sleep(for: .seconds(seconds))
+              return seconds
+            }
+          }
+          for await seconds in group { await send(.value(seconds)) }
+        }
+      }
+    case .actorCounts:
+      return .run { send in
+        let counter = Counter()
+        for _ in 0..<3 { await counter.increment() }
+        async let doubled = counter.value * 2
+        await send(.value(await doubled))
+      }
     }
+  }
+
+  actor Counter {
+    var value = 0
+    func increment() { value += 1 }
   }
 }
 
 @Suite struct TestStoreQuietEffectsTests {
   let clock = TestClock()
+  let stream = AsyncStream<Int>.makeStream()
+  var values: AsyncStream<Int> { stream.stream }
+  var feed: AsyncStream<Int>.Continuation { stream.continuation }
 
   fileprivate func makeStore() -> TestStore<Finding.State, Finding.Action> {
-    TestStore(initialState: Finding.State()) {
-      Finding()
+    let store = TestStore(initialState: Finding.State()) {
+      Finding(values: values)
     } withDependencies: { [clock] in
       $0.continuousClock = clock
     }
+    // Nothing here waits for work outside the executor: a step that did would fail.
+    store.timeout = .zero
+    return store
   }
 
-  /// A `.throttle` met inside a task: its window must be started through the waiting task's
-  /// join, or the waiting task is never counted as parked, the activity never reads quiet while
-  /// the window sleeps on the test clock, and `send` (and every `advance` step) pays the settle
-  /// time (50 ms, or about a second while the process is busy).
-  @Test func aThrottleInsideATaskLetsTheEffectsBeQuiet() async {
+  /// A throttle met inside a task: the step knows its window is asleep on the clock.
+  @Test func aThrottleInsideATask() async {
     let store = makeStore()
     await store.send(.throttledInTask)
-    // Quiet within milliseconds; never, with the bug. The bound is wall time for a loaded
-    // machine (under ThreadSanitizer), not a measure.
-    var waited = 0
-    while !store.effectsAreQuiet, waited < 2_000 {
-      try? await Task.sleep(for: .milliseconds(1))
-      waited += 1
-    }
-    #expect(store.effectsAreQuiet, "the parent of the throttle window never parked")
     await store.receive(.value(1)) { $0.values = [1] }
     await clock.advance(by: .seconds(1))
     await store.finish()
   }
 
-  /// A non-exhaustive test passes with a timer still parked on a test clock, yet `finish()`
-  /// waits the whole `timeout` of wall time before cancelling it: nothing can change while every
-  /// effect is parked on a test clock. (`timeout` docs: "passing tests never wait for it".)
-  @Test func nonExhaustiveFinishDoesNotWaitTheTimeoutForATimerParkedOnATestClock() async {
+  /// A non-exhaustive test passes with a timer asleep on a test clock, and `finish()` does not
+  /// wait for it: only the test could wake it.
+  @Test func nonExhaustiveFinishDoesNotWaitForATimerAsleepOnATestClock() async {
     let store = makeStore()
     store.exhaustivity = .off
-    store.timeout = .seconds(10)
+    // wall-clock: a failure bound; a passing run returns as soon as the executor is idle.
+    store.timeout = .seconds(60)
     await store.send(.startTimer)
-    let start = ContinuousClock.now
+    await clock.advance(by: .seconds(2))
+    await store.skipReceivedActions()
     await store.finish()
-    let elapsed = ContinuousClock.now - start
-    #expect(elapsed < .seconds(5), "finish waited \(elapsed)")
+  }
+
+  /// An effect that awaits a stream the test feeds: `receive` drains the executor, which runs
+  /// the effect's next step at once.
+  @Test func anEffectAwaitingAStreamTheTestFeeds() async {
+    let store = makeStore()
+    await store.send(.listen)
+    for value in 1...3 {
+      feed.yield(value)
+      await store.receive(.value(value)) { $0.values.append(value) }
+    }
+    feed.finish()
+    await store.finish()
+  }
+
+  /// The effect waits for the stream and then sleeps on the clock: `advance` first runs it up
+  /// to its sleep (it failed every run when the clock only waited for stores already asleep).
+  @Test func streamThenClock() async {
+    let store = makeStore()
+    await store.send(.listenThenSleep)
+    feed.yield(7)
+    await clock.advance(by: .seconds(1))
+    await store.receive(.value(7)) { $0.values = [7] }
+    feed.finish()
+    await store.finish()
+  }
+
+  /// Task-group children sleep on the clock; each wake is drained before the next.
+  @Test func taskGroupSleeps() async {
+    let store = makeStore()
+    await store.send(.groupSleeps)
+    await clock.advance(by: .seconds(1))
+    await store.receive(.value(1)) { $0.values = [1] }
+    await clock.advance(by: .seconds(1))
+    await store.receive(.value(2)) { $0.values = [1, 2] }
+    await store.finish()
+  }
+
+  /// A default actor made by the effect runs its methods on the test store's executor.
+  @Test func aDefaultActorInsideAnEffect() async {
+    let store = makeStore()
+    await store.send(.actorCounts)
+    await store.receive(.value(6)) { $0.values = [6] }
+    await store.finish()
   }
 }

@@ -59,6 +59,10 @@ public struct DependencyValues: Sendable {
     overrides.isEmpty && context == .live && !reportsIssuesElsewhere
   }
 
+  /// The values set for keys, in no particular order (a test store looks for test clocks here
+  /// without reading, and so reporting, a key that has no test value).
+  package var overriddenValues: [any Sendable] { Array(overrides.values) }
+
   /// The value for a key: its override, or its live or test value by ``context``.
   ///
   /// - Parameter key: The dependency's key type, such as `Thermometer.self`.

@@ -39,20 +39,29 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     let send: @Sendable (Action, EffectOrigin?) -> StoreTask
   }
 
-  /// Signalled whenever an effect task ends, for ``waitForRunningEffects(timeout:)``.
-  private let idle = IdleSignal()
+  /// What the store's effect tasks share (their count, and the task-local they run with).
+  let activity: EffectActivity
 
-  /// Which effect tasks are doing work, for test clocks and test stores that wait for quiet.
-  let activity = EffectActivity()
+  /// The executor effect tasks prefer, or `nil` for the global concurrent executor.
+  let executor: (any TaskExecutor)?
 
   /// Where failures go.
   let reportIssue: @Sendable (StoreIssue) -> Void
 
+  /// - Parameter executor: The executor effect tasks prefer; `nil` for the global one.
   @usableFromInline
-  init(reportIssue: @escaping @Sendable (StoreIssue) -> Void) {
+  init(
+    executor: (any TaskExecutor)? = nil, reportIssue: @escaping @Sendable (StoreIssue) -> Void
+  ) {
+    self.executor = executor
     self.reportIssue = reportIssue
+    self.testExecutor = executor as? TestExecutor
+    self.activity = EffectActivity(testExecutor: testExecutor)
     activity.runtime.set(self)
   }
+
+  /// The test executor the effects run on, if the store was given one.
+  @usableFromInline let testExecutor: TestExecutor?
 
   /// Connects the runtime to its store.
   ///
@@ -106,7 +115,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       return tasks[0]
     default:
       let tasks = tasks
-      return Task {
+      return makeTask(priority: nil) {
         await withTaskCancellationHandler {
           for task in tasks { await task.value }
         } onCancel: {
@@ -116,6 +125,16 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     }
   }
 
+  /// Creates a task that prefers the store's executor, if it was given one.
+  private func makeTask(
+    priority: TaskPriority?, _ operation: sending @escaping () async -> Void
+  ) -> Task<Void, Never> {
+    if let executor {
+      return Task(executorPreference: executor, priority: priority, operation: operation)
+    }
+    return Task(priority: priority, operation: operation)
+  }
+
   /// Does the synchronous parts of `effect` and starts its asynchronous parts as tasks.
   ///
   /// Every task is registered, before this returns, under the cancellation ids of all the
@@ -123,10 +142,11 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// the effect started finds it, however deeply the id is nested (a child feature's id inside
   /// the id `forEach` gives each element).
   ///
-  /// - Parameter join: The join of the task that will wait for the tasks started here, if any.
+  /// - Parameter isNested: Whether the tasks started here are waited for by an effect task
+  ///   (started from inside an effect).
   private func startSynchronously(
     _ effect: Effect<Action>, cancelIDs: [EffectID] = [], tasks: inout [Task<Void, Never>],
-    join: EffectActivity.Join? = nil
+    isNested: Bool = false
   ) {
     switch effect.operation {
     case .none:
@@ -142,42 +162,42 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     case .throttle(let id, let interval, let clock, let latest, let inner):
       startThrottled(
         inner, id: id, interval: interval, clock: clock, latest: latest, cancelIDs: cancelIDs,
-        tasks: &tasks, join: join)
+        tasks: &tasks, isNested: isNested)
     case .merge(let effects):
       for effect in effects {
-        startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks, join: join)
+        startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks, isNested: isNested)
       }
     case .concatenate(let effects):
       if effects.allSatisfy(\.isSynchronous) {
         for effect in effects {
-          startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks, join: join)
+          startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks, isNested: isNested)
         }
       } else if let task = spawn(
-        cancelIDs: cancelIDs, priority: nil, join: join, { await self.perform(effect) })
+        cancelIDs: cancelIDs, priority: nil, isNested: isNested, { await self.perform(effect) })
       {
         tasks.append(task)
       }
     case .run(let run):
       if let task = spawn(
-        cancelIDs: cancelIDs, priority: run.priority, join: join, site: effect.site,
+        cancelIDs: cancelIDs, priority: run.priority, isNested: isNested, site: effect.site,
         { await self.perform(run) })
       {
         tasks.append(task)
       }
     case .cancellable(let id, let cancelInFlight, let inner):
       if cancelInFlight { cancel(id: id) }
-      startSynchronously(inner, cancelIDs: cancelIDs + [id], tasks: &tasks, join: join)
+      startSynchronously(inner, cancelIDs: cancelIDs + [id], tasks: &tasks, isNested: isNested)
     }
   }
 
   /// Starts a tracked task registered under `cancelIDs`, or returns `nil` if the store is gone.
   ///
-  /// - Parameter join: The join of the task that will wait for this one, if any: the activity
-  ///   is counted through it, so that the waiting task is active again as this one ends.
+  /// - Parameter isNested: Whether an effect task will wait for this one (it was started from
+  ///   inside an effect).
   private func spawn(
     cancelIDs: [EffectID],
     priority: TaskPriority?,
-    join: EffectActivity.Join? = nil,
+    isNested: Bool = false,
     site: EffectSite? = nil,
     _ operation: @escaping @Sendable () async -> Void
   ) -> Task<Void, Never>? {
@@ -188,26 +208,25 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       // Created under the lock so that the task cannot finish (and unregister) before it is
       // registered; its `finished` call waits for this lock.
       // A task inside a child's effects (a nested `.cancellable`) runs for the child too.
-      // Only a task started from inside an effect task (`join`) runs for that task's child: a
+      // Only a task started from inside an effect task (`isNested`) runs for that task's child: a
       // top-level effect started while reducing on an effect's task is not the child's.
-      let inherited = join == nil ? nil : activity.currentOrigin
+      let inherited = isNested ? activity.currentOrigin : nil
       let origin = EffectOrigin(
         task: taskID,
         childTask: cancelIDs.contains(where: \.isChildEffects)
           ? taskID : inherited?.childTask,
         site: site ?? inherited?.site)
       // A top-level effect started on a child's effect task is not the child's (see
-      // `NavigationContext`); one started from inside an effect (`join`) is.
+      // `NavigationContext`); one started from inside an effect (`isNested`) is.
       let operation =
-        join == nil && NavigationContext.isInsideChild
+        !isNested && NavigationContext.isInsideChild
         ? NavigationContext.outsideChildren(operation) : operation
-      // Counted before it exists, so that its body's first step (no longer waking) and its
-      // end never come before its beginning.
-      if let join { join.childBegan() } else { activity.taskBegan() }
-      let task = Task(priority: priority) {
-        await self.activity.runCounted(origin: origin, operation)
+      // Counted before it exists, so that its end never comes before its beginning.
+      activity.taskBegan()
+      let task = makeTask(priority: priority) {
+        await self.activity.run(origin: origin, operation)
         self.finished(taskID, cancelIDs: cancelIDs)
-        if let join { join.childEnded() } else { self.activity.taskEnded() }
+        self.activity.taskEnded()
       }
       storage.running[taskID] = task
       for id in cancelIDs { storage.tasksByCancelID[id, default: []].insert(taskID) }
@@ -225,14 +244,6 @@ final class EffectRuntime<Action: Sendable>: Sendable {
         storage.tasksByCancelID[cancelID] = ids.isEmpty ? nil : ids
       }
     }
-    idle.signal()
-  }
-
-  /// Blocks the calling thread until no effect task is running or `timeout` has passed.
-  ///
-  /// - Returns: The number of effect tasks still running.
-  func waitForRunningEffects(timeout: Duration) -> Int {
-    idle.wait(until: { runningCount }, timeout: timeout)
   }
 
   // MARK: Running
@@ -246,27 +257,23 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       await send(action)
     case .cancel, .issue, .cancelMatching, .throttle:
       // Started as at the top level; wait for the tasks they start, if any.
-      let join = EffectActivity.Join(activity)
       var tasks: [Task<Void, Never>] = []
-      startSynchronously(effect, tasks: &tasks, join: join)
-      await awaitAll(tasks, join: join)
+      startSynchronously(effect, tasks: &tasks, isNested: true)
+      await awaitAll(tasks)
     case .run(let run):
       await perform(run)
     case .merge(let effects):
-      let join = EffectActivity.Join(activity)
       await withTaskGroup(of: Void.self) { group in
         for effect in effects {
-          join.childBegan()
           let current = activity.currentOrigin
           let origin = EffectOrigin(
             task: current?.task ?? 0, childTask: current?.childTask,
             site: effect.site ?? current?.site)
           group.addTask {
-            await self.activity.runCounted(origin: origin) { await self.perform(effect) }
-            join.childEnded()
+            await self.activity.run(origin: origin) { await self.perform(effect) }
           }
         }
-        await join.wait { await group.waitForAll() }
+        await group.waitForAll()
       }
     case .concatenate(let effects):
       for effect in effects {
@@ -275,26 +282,22 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       }
     case .cancellable(let id, let cancelInFlight, let inner):
       if cancelInFlight { cancel(id: id) }
-      let join = EffectActivity.Join(activity)
       guard
         let task = spawn(
-          cancelIDs: [id], priority: inner.priority, join: join, site: inner.site,
+          cancelIDs: [id], priority: inner.priority, isNested: true, site: inner.site,
           { await self.perform(inner) })
       else { return }
-      await awaitAll([task], join: join)
+      await awaitAll([task])
     }
   }
 
-  /// Waits for `tasks`, started through `join`, passing this task's cancellation on to them
-  /// (they are not children).
-  private func awaitAll(_ tasks: [Task<Void, Never>], join: EffectActivity.Join) async {
+  /// Waits for `tasks`, passing this task's cancellation on to them (they are not children).
+  private func awaitAll(_ tasks: [Task<Void, Never>]) async {
     guard !tasks.isEmpty else { return }
-    await join.wait {
-      await withTaskCancellationHandler {
-        for task in tasks { await task.value }
-      } onCancel: {
-        for task in tasks { task.cancel() }
-      }
+    await withTaskCancellationHandler {
+      for task in tasks { await task.value }
+    } onCancel: {
+      for task in tasks { task.cancel() }
     }
   }
 
@@ -328,8 +331,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// latest, or the first if `latest` is false) to run when the window ends.
   private func startThrottled(
     _ effect: Effect<Action>, id: EffectID, interval: Duration, clock: any Clock<Duration>,
-    latest: Bool, cancelIDs: [EffectID], tasks: inout [Task<Void, Never>],
-    join: EffectActivity.Join?
+    latest: Bool, cancelIDs: [EffectID], tasks: inout [Task<Void, Never>], isNested: Bool
   ) {
     let opensWindow = storage.withLock { storage -> Bool in
       guard let pending = storage.throttleWindows[id] else {
@@ -340,8 +342,8 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       return false
     }
     guard opensWindow else { return }
-    startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks, join: join)
-    let window = spawn(cancelIDs: cancelIDs + [id], priority: nil, join: join) {
+    startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks, isNested: isNested)
+    let window = spawn(cancelIDs: cancelIDs + [id], priority: nil, isNested: isNested) {
       await self.runThrottleWindow(id: id, interval: interval, clock: clock)
     }
     if let window { tasks.append(window) }
@@ -367,10 +369,9 @@ final class EffectRuntime<Action: Sendable>: Sendable {
         return pending
       }
       guard let next else { return }
-      let join = EffectActivity.Join(activity)
       var tasks: [Task<Void, Never>] = []
-      startSynchronously(next, tasks: &tasks, join: join)
-      await awaitAll(tasks, join: join)
+      startSynchronously(next, tasks: &tasks, isNested: true)
+      await awaitAll(tasks)
     }
   }
 
@@ -431,11 +432,10 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     id: EffectID, cancelInFlight: Bool, _ operation: @escaping @Sendable () async -> Void
   ) async -> Bool {
     if cancelInFlight { cancel(id: id) }
-    let join = EffectActivity.Join(activity)
-    guard let task = spawn(cancelIDs: [id], priority: nil, join: join, operation) else {
+    guard let task = spawn(cancelIDs: [id], priority: nil, isNested: true, operation) else {
       return false
     }
-    await awaitAll([task], join: join)
+    await awaitAll([task])
     return true
   }
 }

@@ -17,7 +17,7 @@ extension Store {
   @discardableResult
   func process(_ action: Action) -> StoreTask {
     if !isIntercepted, gate.tryAcquireForReducing() {
-      return StoreTask(reduceOwned(action))
+      return storeTask(reduceOwned(action))
     }
     return processSlowPath(action)
   }
@@ -42,7 +42,7 @@ extension Store {
   @inlinable
   func process(_ action: Action, from origin: EffectOrigin?) -> StoreTask {
     if !isIntercepted, gate.tryAcquireForReducing() {
-      return StoreTask(reduceOwned(action))
+      return storeTask(reduceOwned(action))
     }
     return processSlowPath(action, from: origin)
   }
@@ -58,7 +58,7 @@ extension Store {
       // would queue too: benchmark R1). A store that stays busy otherwise (running observers or
       // effects) gets the action queued after a few tries.
       retrying: for attempt in 0..<100 {
-        if gate.tryAcquireForReducing() { return StoreTask(reduceOwned(action)) }
+        if gate.tryAcquireForReducing() { return storeTask(reduceOwned(action)) }
         switch gate.busyness {
         case .idle: continue
         case .reducing where attempt < 20: sched_yield()
@@ -70,16 +70,24 @@ extension Store {
     } else if !gate.isOwnedByCurrentThread, gate.tryAcquire() {
       let task = reduceIntercepted(action)
       drain()
-      return StoreTask(task)
+      return storeTask(task)
     }
     let pending = PendingStoreTask()
     let queued = Queued(action: action, pending: pending, origin: origin)
     if gate.submit({ self.pending.actions.append(queued) }) {
       // The store was idle after all: the caller owns it, and its action is first in line.
       drain()
-      if case .some(let task) = pending.resolvedTask { return StoreTask(task) }
+      if case .some(let task) = pending.resolvedTask { return storeTask(task) }
     }
-    return StoreTask(pending: pending)
+    return StoreTask(pending: pending, testExecutor: effects.testExecutor)
+  }
+
+  /// The handle on `task`, the effects of one action, which drains the store's test executor
+  /// (if any) as it waits.
+  @inlinable
+  func storeTask(_ task: Task<Void, Never>?) -> StoreTask {
+    guard let task else { return StoreTask(nil) }
+    return StoreTask(task, testExecutor: effects.testExecutor)
   }
 
   /// Reduces one action on the owner's thread, with the state locked against readers.

@@ -204,26 +204,8 @@ extension Store {
   /// The number of effect tasks of this store still running.
   package var runningEffectCount: Int { effects.runningCount }
 
-  /// Waits until the effects of this store are quiet: each asleep on a test clock, waiting for
-  /// effects it started, or ended; or until nothing has changed for a moment (see
-  /// `EffectActivity`).
-  package func waitForQuietEffects() async {
-    await effects.activity.waitUntilQuiet()
-  }
-
-  /// Whether the effects of this store are quiet now: none is running unless asleep on a test
-  /// clock or waiting for effects it started.
-  package var effectsAreQuiet: Bool {
-    effects.activity.isQuiet
-  }
-
-  /// Waits until every effect task of this store has ended, until those left are all asleep on
-  /// a test clock (nothing but the test can wake them), or until `deadline`.
-  ///
-  /// - Returns: Whether every effect task has ended.
-  package func waitForEffectsToEnd(deadline: ContinuousClock.Instant) async -> Bool {
-    await effects.activity.waitUntilDoneOrAsleep(deadline: deadline)
-  }
+  /// The test executor this store's effects run on, if it was given one.
+  package var effectTestExecutor: TestExecutor? { effects.testExecutor }
 
   /// Cancels every effect of this store that is running.
   package func cancelAllEffects() {
@@ -233,11 +215,6 @@ extension Store {
   /// Whether actions are waiting for the thread draining this root store.
   package var hasQueuedActions: Bool { gate.withLock { !pending.actions.isEmpty } }
 
-  /// Blocks until no effect task of this store is running or `timeout` has passed, for code that
-  /// cannot `await` (a test store's deinit). Returns the number still running.
-  package func waitForRunningEffects(timeout: Duration) -> Int {
-    effects.waitForRunningEffects(timeout: timeout)
-  }
 
 }
 

@@ -143,16 +143,23 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   ///     ``StoreInterceptor``). None by default.
   ///   - onIssue: Receives run-time problems such as effects that threw (see ``StoreIssue``).
   ///     By default, one line on standard error. Each store has its own.
+  ///   - effectExecutor: The executor the store's effects prefer (SE-0417): their code, and
+  ///     the structured work inside them, runs there. By default `nil`: the global concurrent
+  ///     executor. A server can pin a store's effects to a thread of its own; a test can give
+  ///     a ``TestExecutor`` and drain it (see "Pinning effects to an executor" in
+  ///     <doc:EffectsAndCancellation>).
   @inlinable
   public convenience init<R: Reducer>(
     initialState: State,
     reducer: R,
     interceptors: [StoreInterceptor<State, Action>] = [],
-    onIssue: @escaping @Sendable (StoreIssue) -> Void = StoreIssue.printToStandardError
+    onIssue: @escaping @Sendable (StoreIssue) -> Void = StoreIssue.printToStandardError,
+    effectExecutor: (any TaskExecutor)? = nil
   ) where R.State == State, R.Action == Action {
     self.init(
       root: initialState, reduce: { reducer.reduce(into: &$0, action: $1) },
-      interceptors: interceptors, onIssue: onIssue, dependencyBinding: nil)
+      interceptors: interceptors, onIssue: onIssue, dependencyBinding: nil,
+      effectExecutor: effectExecutor)
     // Effects ask for a task so that `await send(action)` can wait while the action is queued.
     effects.connect { [weak self] in self?.process($0, from: $1) ?? StoreTask(nil) }
   }
@@ -167,17 +174,20 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   ///   - initialState: The state to start from.
   ///   - interceptors: Code to run around every action (see ``StoreInterceptor``).
   ///   - onIssue: Receives run-time problems (see ``StoreIssue``).
+  ///   - effectExecutor: The executor the store's effects prefer; by default the global one
+  ///     (see ``init(initialState:reducer:interceptors:onIssue:effectExecutor:)``).
   ///   - reducer: Builds the reducer.
   @inlinable
   public convenience init<R: Reducer>(
     initialState: State,
     interceptors: [StoreInterceptor<State, Action>] = [],
     onIssue: @escaping @Sendable (StoreIssue) -> Void = StoreIssue.printToStandardError,
+    effectExecutor: (any TaskExecutor)? = nil,
     @ReducerBuilder<State, Action> reducer: () -> R
   ) where R.State == State, R.Action == Action {
     self.init(
       initialState: initialState, reducer: reducer(), interceptors: interceptors,
-      onIssue: onIssue)
+      onIssue: onIssue, effectExecutor: effectExecutor)
   }
 
   /// Creates a store for `TestStore`: it runs with the dependencies in force where each action
@@ -187,26 +197,32 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     testing initialState: State,
     reducer: R,
     interceptor: StoreInterceptor<State, Action>,
-    onIssue: @escaping @Sendable (StoreIssue) -> Void
+    onIssue: @escaping @Sendable (StoreIssue) -> Void,
+    effectExecutor: TestExecutor
   ) where R.State == State, R.Action == Action {
     self.init(
       root: initialState, reduce: { reducer.reduce(into: &$0, action: $1) },
-      interceptors: [interceptor], onIssue: onIssue, dependencyBinding: .never)
+      interceptors: [interceptor], onIssue: onIssue, dependencyBinding: .never,
+      effectExecutor: effectExecutor)
     effects.connect { [weak self] in self?.process($0, from: $1) ?? StoreTask(nil) }
   }
 
   /// Creates a root store, which owns its state, with the dependencies in force now. Its effects
   /// are connected by the caller.
   ///
-  /// - Parameter dependencyBinding: When to bind the dependencies; by default, always if they
-  ///   differ from the defaults.
+  /// - Parameters:
+  ///   - dependencyBinding: When to bind the dependencies; by default, always if they differ
+  ///     from the defaults.
+  ///   - effectExecutor: The executor effects prefer, if any. A ``TestExecutor`` is attached
+  ///     to the test clocks among the dependencies, so that they drain it.
   @usableFromInline
   init(
     root initialState: State,
     reduce: @escaping @Sendable (inout State, Action) -> Effect<Action>,
     interceptors: [StoreInterceptor<State, Action>],
     onIssue: @escaping @Sendable (StoreIssue) -> Void,
-    dependencyBinding: DependencyBinding?
+    dependencyBinding: DependencyBinding?,
+    effectExecutor: (any TaskExecutor)?
   ) {
     self.scope = nil
     self.elementAccess = nil
@@ -218,7 +234,12 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     self.dependencies = DependencyValues.current
     self.dependencyBinding =
       dependencyBinding ?? (dependencies.isDefault ? .whenOverridden : .always)
-    self.effects = EffectRuntime(reportIssue: onIssue)
+    self.effects = EffectRuntime(executor: effectExecutor, reportIssue: onIssue)
+    if let testExecutor = effectExecutor as? TestExecutor {
+      for case let clock as TestClock in dependencies.overriddenValues {
+        clock.attach(testExecutor)
+      }
+    }
     self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self), isOwning: true)
     self.interceptors = interceptors
     self.isIntercepted = !interceptors.isEmpty

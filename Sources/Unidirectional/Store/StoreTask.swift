@@ -3,6 +3,9 @@
 /// ``Store/send(_:)`` returns one. Await ``finish()`` to wait until every effect of that action
 /// has ended, or call ``cancel()`` to stop them. Discarding it changes nothing: effects run
 /// either way.
+///
+/// On a store given a ``TestExecutor``, ``finish()`` drains the executor while it waits: nothing
+/// else runs the effects.
 public struct StoreTask: Hashable, Sendable {
   @usableFromInline
   enum Handle: Hashable, Sendable {
@@ -17,15 +20,33 @@ public struct StoreTask: Hashable, Sendable {
   @usableFromInline
   let handle: Handle
 
+  /// The test executor the effects run on, if any: ``finish()`` drains it.
+  @usableFromInline
+  let testExecutor: TestExecutor?
+
   /// A task for the effects `task` runs, or for none.
+  ///
+  /// - Parameter testExecutor: The test executor the effects run on, if any.
   @inlinable
-  package init(_ task: Task<Void, Never>?) {
+  package init(_ task: Task<Void, Never>?, testExecutor: TestExecutor? = nil) {
     self.handle = task.map(Handle.task) ?? .none
+    self.testExecutor = task == nil ? nil : testExecutor
   }
 
   @inlinable
-  init(pending: PendingStoreTask) {
+  init(pending: PendingStoreTask, testExecutor: TestExecutor?) {
     self.handle = .pending(pending)
+    self.testExecutor = testExecutor
+  }
+
+  /// Two tasks are equal when they cover the same effects.
+  public static func == (lhs: StoreTask, rhs: StoreTask) -> Bool {
+    lhs.handle == rhs.handle
+  }
+
+  /// Hashes the effects the task covers.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(handle)
   }
 
   /// A task for an action that started no asynchronous work.
@@ -60,7 +81,11 @@ public struct StoreTask: Hashable, Sendable {
     }
     guard let task else { return }
     await withTaskCancellationHandler {
-      await task.value
+      if let testExecutor, !testExecutor.isDrainingOnCurrentThread {
+        await testExecutor.drain(until: task)
+      } else {
+        await task.value
+      }
     } onCancel: {
       task.cancel()
     }

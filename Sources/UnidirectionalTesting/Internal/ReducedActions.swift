@@ -70,6 +70,13 @@ final class ReducedActions: Sendable {
 
   private let log = Locked(Log())
   private let changes = ChangeSignal()
+  /// The executor of the test store's effects: a `receive` waiting on it wakes when an action
+  /// completes, whichever thread reduced it.
+  private let executor: TestExecutor
+
+  init(executor: TestExecutor) {
+    self.executor = executor
+  }
 
   // MARK: Recording (on the thread that reduces)
 
@@ -90,10 +97,11 @@ final class ReducedActions: Sendable {
   func didComplete(_ effects: Task<Void, Never>?) {
     log.withLock { log in
       guard let record = log.inProgress else { return }
-      record.effects = StoreTask(effects)
+      record.effects = StoreTask(effects, testExecutor: executor)
       record.isComplete = true
     }
     changes.signal()
+    executor.wakeWaiters()
   }
 
   // MARK: Taking (on the test's task)
@@ -145,22 +153,12 @@ final class ReducedActions: Sendable {
     }
   }
 
-  /// Removes and returns the oldest received action once it is complete; or, while
-  /// `mayStillArrive()` is true, waits up to `timeout` for one. `nil` if none arrived.
-  func nextReceived(timeout: Duration, mayStillArrive: () -> Bool) async -> Record? {
-    let deadline = ContinuousClock.now.advanced(by: timeout)
-    while true {
-      let seen = changes.generation
-      let next = log.withLock { log -> Record? in
-        guard let first = log.pending.first, first.isComplete else { return nil }
-        log.removeFirst(1)
-        return first
-      }
-      if let next { return next }
-      let remaining = ContinuousClock.now.duration(to: deadline)
-      guard remaining > .zero, hasActionInProgress || mayStillArrive() else { return nil }
-      // Effects that end without sending do not signal: look again every few milliseconds.
-      _ = await changes.wait(past: seen, timeout: min(remaining, .milliseconds(5)))
+  /// Removes and returns the oldest received action if it is complete.
+  func takeNextReceived() -> Record? {
+    log.withLock { log -> Record? in
+      guard let first = log.pending.first, first.isComplete else { return nil }
+      log.removeFirst(1)
+      return first
     }
   }
 

@@ -259,16 +259,18 @@ struct UnreadCount: Reducer {
 
   @Test func enumStatesAndTools() async {
     let clock = TestClock()
+    let executor = TestExecutor()
     let issues = Log<StoreIssue>()
     let store = withDependencies {
       $0.continuousClock = clock
     } operation: {
       Store(
         initialState: Session.State.signedOut(SignIn.State()), reducer: Session(),
-        onIssue: { issues.append($0) })
+        onIssue: { issues.append($0) }, effectExecutor: executor)
     }
     let signIn = store.send(.signIn(.submitTapped))
-    await clock.waitForSleepers()
+    executor.drain()
+    #expect(clock.sleeperCount == 1)
     // Signed in while the sign-in's effect sleeps: leaving the case cancels that effect, so
     // running the clock wakes nobody, and nothing arrives for the case that is gone.
     store.send(.signIn(.succeeded))

@@ -101,10 +101,14 @@ extension EffectsArticle {
     @Test func finishWaitsAndCancelStops() async {
       let clock = TestClock()
       let output = Log<String>()
-      // The article's store uses the live clock; here a test clock is advanced as soon as the
-      // first search sleeps, and never again, so the cancelled one cannot run by accident.
+      // The article's store uses the live clock and the global executor; here a test clock is
+      // advanced as soon as the first search sleeps, and never again, so the cancelled one
+      // cannot run by accident.
       let driver = Task {
-        await clock.waitForSleepers(count: 1)
+        // wall-clock: a failure bound of 10 s; a passing run stops looking once the search
+        // sleeps.
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while clock.sleeperCount < 1, ContinuousClock.now < deadline { await Task.yield() }
         await clock.advance(by: .milliseconds(300))
       }
       await EffectsArticle.$output.withValue(output) {

@@ -3,38 +3,51 @@ import Unidirectional
 import UnidirectionalTestSupport
 
 @Suite struct ClockTests {
-  @Test func testClockWakesSleepersWhenAdvancedInDeadlineOrder() async throws {
+  /// Sleepers on a test executor attached to the clock: `drain()` runs them up to their
+  /// sleeps, so the test knows they sleep, and each step of the clock drains them again.
+  let executor = TestExecutor()
+
+  func makeClock() -> TestClock {
     let clock = TestClock()
+    clock.attach(executor)
+    return clock
+  }
+
+  @Test func testClockWakesSleepersWhenAdvancedInDeadlineOrder() async throws {
+    let clock = makeClock()
     let woke = Log<String>()
-    let late = Task {
+    let late = Task(executorPreference: executor) {
       try await clock.sleep(for: .seconds(2))
       woke.append("2s")
     }
-    let early = Task {
+    let early = Task(executorPreference: executor) {
       try await clock.sleep(for: .seconds(1))
       woke.append("1s")
     }
-    await clock.waitForSleepers(count: 2)
+    executor.drain()
+    #expect(clock.sleeperCount == 2)
     await clock.advance(by: .milliseconds(999))
     #expect(clock.sleeperCount == 2)
     await clock.advance(by: .milliseconds(1))
-    try await early.value
     #expect(woke.values == ["1s"])
     #expect(clock.sleeperCount == 1)
     await clock.advance(by: .seconds(1))
-    try await late.value
     #expect(woke.values == ["1s", "2s"])
     #expect(clock.now.offset == .seconds(2))
+    try await early.value
+    try await late.value
   }
 
   @Test func cancellingASleeperWakesItWithCancellationError() async {
-    let clock = TestClock()
-    let sleeper = Task { try await clock.sleep(for: .seconds(60)) }
-    await clock.waitForSleepers(count: 1)
+    let clock = makeClock()
+    let sleeper = Task(executorPreference: executor) { try await clock.sleep(for: .seconds(60)) }
+    executor.drain()
+    #expect(clock.sleeperCount == 1)
     sleeper.cancel()
+    #expect(clock.sleeperCount == 0)
+    executor.drain()
     let result = await sleeper.result
     #expect(throws: CancellationError.self) { try result.get() }
-    #expect(clock.sleeperCount == 0)
   }
 
   @Test func sleepingUntilThePastReturnsAtOnce() async throws {
@@ -45,12 +58,17 @@ import UnidirectionalTestSupport
   }
 
   @Test func runWakesEveryone() async throws {
-    let clock = TestClock()
+    let clock = makeClock()
+    let woke = Log<Int>()
     let tasks = (1...3).map { seconds in
-      Task { try await clock.sleep(for: .seconds(seconds)) }
+      Task(executorPreference: executor) {
+        try await clock.sleep(for: .seconds(seconds))
+        woke.append(seconds)
+      }
     }
-    await clock.waitForSleepers(count: 3)
+    executor.drain()
     await clock.run()
+    #expect(woke.values == [1, 2, 3])
     for task in tasks { try await task.value }
     #expect(clock.now.offset == .seconds(3))
   }
@@ -87,16 +105,17 @@ import UnidirectionalTestSupport
     let store = withDependencies {
       $0.continuousClock = clock
     } operation: {
-      Store(initialState: 0) { Timer() }
+      Store(initialState: 0, effectExecutor: executor) { Timer() }
     }
     let task = store.send(true)
+    executor.drain()
     for tick in 1...3 {
-      await clock.waitForSleepers(count: 1)
+      #expect(clock.sleeperCount == 1)
       #expect(store.state == tick - 1)
       await clock.advance(by: .seconds(1))
     }
-    await task.finish()
     #expect(store.state == 3)
+    await task.finish()
   }
 }
 
@@ -140,11 +159,14 @@ private struct Metronome: Reducer {
 }
 
 @Suite struct TestClockSteppingTests {
+  /// The stores' effects and the sleepers run here; the clock drains it at every step.
+  let executor = TestExecutor()
+
   @Test func aRepeatingTimerAdvancedByFivePeriodsTicksFiveTimes() async {
     let clock = TestClock()
-    let store = Store(initialState: Metronome.State()) { Metronome(clock: clock) }
+    let store = Store(initialState: Metronome.State(), effectExecutor: executor) { Metronome(clock: clock) }
     store.send(.start)
-    await clock.waitForSleepers(count: 1)
+    executor.drain()
     await clock.advance(by: .seconds(5))
     let seconds = (1...5).map { Duration.seconds($0) }
     #expect(store.state.ticks == seconds)
@@ -156,9 +178,9 @@ private struct Metronome: Reducer {
 
   @Test func advancingBetweenDeadlinesMovesTimeWithoutWaking() async {
     let clock = TestClock()
-    let store = Store(initialState: Metronome.State()) { Metronome(clock: clock) }
+    let store = Store(initialState: Metronome.State(), effectExecutor: executor) { Metronome(clock: clock) }
     store.send(.start)
-    await clock.waitForSleepers(count: 1)
+    executor.drain()
     await clock.advance(by: .milliseconds(2500))
     #expect(store.state.ticks == [.seconds(1), .seconds(2)])
     await clock.advance(by: .milliseconds(500))
@@ -171,17 +193,18 @@ private struct Metronome: Reducer {
     let woke = Log<String>()
     // The second sleeper, once woken, sleeps again to a deadline before the third's: stepping
     // must wake it in between.
-    let first = Task {
+    clock.attach(executor)
+    let first = Task(executorPreference: executor) {
       try await clock.sleep(for: .seconds(1))
       woke.append("1")
       try await clock.sleep(for: .seconds(1))
       woke.append("2")
     }
-    let third = Task {
+    let third = Task(executorPreference: executor) {
       try await clock.sleep(for: .seconds(3))
       woke.append("3")
     }
-    await clock.waitForSleepers(count: 2)
+    executor.drain()
     await clock.advance(by: .seconds(3))
     try await first.value
     try await third.value
@@ -201,51 +224,50 @@ private struct Metronome: Reducer {
       }
     }
     let clock = TestClock()
-    let store = Store(initialState: -1) { Countdown(clock: clock) }
+    let store = Store(initialState: -1, effectExecutor: executor) { Countdown(clock: clock) }
     let task = store.send(3)
-    await clock.waitForSleepers(count: 1)
+    executor.drain()
     await clock.run()
     await task.finish()
     #expect(store.state == 0)
     #expect(clock.now.offset == .seconds(3))
   }
 
-  /// The wall-clock limit is for timers that never stop: a loaded machine can keep a short
-  /// schedule's tasks waiting for threads past it (CI did, and the test waiting for the
-  /// sleepers it left never ended), so `run` does not give up on one.
-  @Test func runWakesAShortScheduleToTheEndWhateverTheWallClockSays() async throws {
+  /// `run` stops a schedule only by the count of its wakes, never by wall time: a short
+  /// schedule runs to its end however slow the machine is.
+  @Test func runWakesAShortScheduleToTheEnd() async throws {
     let clock = TestClock()
+    clock.attach(executor)
     let tasks = (1...3).map { seconds in
-      Task { try await clock.sleep(for: .seconds(seconds)) }
+      Task(executorPreference: executor) { try await clock.sleep(for: .seconds(seconds)) }
     }
-    await clock.waitForSleepers(count: 3)
+    executor.drain()
     let issues = Log<String>()
     await withDependencies {
       $0.reportIssue = { issues.append($0) }
     } operation: {
-      await clock.run(timeout: .zero)
+      await clock.run(limit: 3)
     }
     #expect(issues.values.isEmpty)
     #expect(clock.sleeperCount == 0)
     #expect(clock.now.offset == .seconds(3))
-    await clock.advance(by: .seconds(3))  // Frees any sleeper a failed run left, so the test ends.
     for task in tasks { try await task.value }
   }
 
   @Test func runGivesUpOnATimerThatNeverStops() async {
     let clock = TestClock()
-    let store = Store(initialState: Metronome.State()) { Metronome(clock: clock) }
+    let store = Store(initialState: Metronome.State(), effectExecutor: executor) { Metronome(clock: clock) }
     store.send(.start)
-    await clock.waitForSleepers(count: 1)
+    executor.drain()
     let issues = Log<String>()
     await withDependencies {
       $0.reportIssue = { issues.append($0) }
     } operation: {
-      await clock.run(timeout: .milliseconds(100))
+      await clock.run(limit: 50)
     }
     #expect(issues.values.count == 1)
-    #expect(issues.values.first?.hasPrefix("TestClock.run() stopped after waking ") == true)
-    #expect(store.state.ticks.count >= 1_000)  // Not before that many wakes.
+    #expect(issues.values.first?.hasPrefix("TestClock.run() stopped after waking 50 ") == true)
+    #expect(store.state.ticks.count == 50)  // Exactly the limit: a count, not a time.
     await store.send(.stop).finish()
   }
 }
@@ -267,11 +289,11 @@ private struct Metronome: Reducer {
         for _ in 0..<(attempt % 4) { await Task.yield() }
         sleeper.cancel()
       }
-      // A cancelled sleep ends at once; look for up to a second of wall time (a loaded machine
-      // can be slow to run it; a sleep the bug left registered never ends).
+      // A cancelled sleep ends at once; a sleep the bug left registered never ends.
+      // wall-clock: a failure bound of a second; a passing run stops looking once it ended.
       var waited = 0
       while !ended.withLock({ $0 }), waited < 1_000 {
-        try? await Task.sleep(for: .milliseconds(1))
+        try? await Task.sleep(for: .milliseconds(1))  // wall-clock: polls the bound above.
         waited += 1
       }
       if !ended.withLock({ $0 }) {

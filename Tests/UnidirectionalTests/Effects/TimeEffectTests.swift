@@ -1,5 +1,6 @@
 import Testing
 import Unidirectional
+import UnidirectionalTestSupport
 
 struct Search: Reducer {
   struct State: Equatable, Sendable {
@@ -34,25 +35,29 @@ struct Search: Reducer {
   }
 }
 
+/// Debounce and throttle, on the global executor, on a pinned thread and on a test executor:
+/// each step lets the effects run (`settle`) before it looks.
 @Suite struct TimeEffectTests {
   let clock = TestClock()
 
-  func makeStore() -> Store<Search.State, Search.Action> {
+  func makeStore(_ runner: EffectRunner) -> Store<Search.State, Search.Action> {
     withDependencies {
       $0.continuousClock = clock
     } operation: {
-      Store(initialState: Search.State()) { Search() }
+      Store(initialState: Search.State(), effectExecutor: runner.executor) { Search() }
     }
   }
 
-  @Test func debounceRunsOnlyTheLastEffectOfABurst() async {
-    let store = makeStore()
+  @Test(arguments: EffectExecutorChoice.allCases)
+  func debounceRunsOnlyTheLastEffectOfABurst(_ choice: EffectExecutorChoice) async {
+    let runner = choice.makeRunner()
+    let store = makeStore(runner)
     let first = store.send(.queryChanged("a"))
     let second = store.send(.queryChanged("ab"))
     let third = store.send(.queryChanged("abc"))
     await first.finish()
     await second.finish()
-    await clock.waitForSleepers(count: 1)
+    await runner.settle { [clock] in clock.sleeperCount == 1 }
     await clock.advance(by: .milliseconds(999))
     #expect(store.searched.isEmpty)
     await clock.advance(by: .milliseconds(1))
@@ -60,13 +65,16 @@ struct Search: Reducer {
     #expect(store.searched == ["abc"])
   }
 
-  @Test func debounceRestartsTheWait() async {
-    let store = makeStore()
+  @Test(arguments: EffectExecutorChoice.allCases)
+  func debounceRestartsTheWait(_ choice: EffectExecutorChoice) async {
+    let runner = choice.makeRunner()
+    let store = makeStore(runner)
     _ = store.send(.queryChanged("a"))
-    await clock.waitForSleepers(count: 1)
+    await runner.settle { [clock] in clock.sleeperCount == 1 }
     await clock.advance(by: .milliseconds(600))
     let last = store.send(.queryChanged("ab"))
-    await clock.waitForSleepers(count: 1)
+    // The first wait is cancelled, the second begins.
+    await runner.settle { [clock] in clock.sleeperCount == 1 }
     await clock.advance(by: .milliseconds(600))
     #expect(store.searched.isEmpty)  // 1.2 s after the first, but only 0.6 s after the last.
     await clock.advance(by: .milliseconds(400))
@@ -74,39 +82,50 @@ struct Search: Reducer {
     #expect(store.searched == ["ab"])
   }
 
-  @Test func throttleLatestRunsTheFirstAtOnceAndTheLastAtTheWindowsEnd() async {
-    let store = makeStore()
+  @Test(arguments: EffectExecutorChoice.allCases)
+  func throttleLatestRunsTheFirstAtOnceAndTheLastAtTheWindowsEnd(
+    _ choice: EffectExecutorChoice
+  ) async {
+    let runner = choice.makeRunner()
+    let store = makeStore(runner)
     let opener = store.send(.tick(1, latest: true))
     store.send(.tick(2, latest: true))
     store.send(.tick(3, latest: true))
     #expect(store.emitted == [1])
-    await clock.waitForSleepers(count: 1)
+    await runner.settle { [clock] in clock.sleeperCount == 1 }
     await clock.advance(by: .seconds(1))
-    await clock.waitForSleepers(count: 1)  // The next window is open: 3 has run.
+    // The next window is open: 3 has run.
+    await runner.settle { [clock] in clock.sleeperCount == 1 }
     #expect(store.emitted == [1, 3])
     await clock.advance(by: .seconds(1))  // Nothing kept: the window closes.
     await opener.finish()
     #expect(store.emitted == [1, 3])
   }
 
-  @Test func throttleFirstKeepsTheFirstOfAWindow() async {
-    let store = makeStore()
+  @Test(arguments: EffectExecutorChoice.allCases)
+  func throttleFirstKeepsTheFirstOfAWindow(_ choice: EffectExecutorChoice) async {
+    let runner = choice.makeRunner()
+    let store = makeStore(runner)
     let opener = store.send(.tick(1, latest: false))
     store.send(.tick(2, latest: false))
     store.send(.tick(3, latest: false))
-    await clock.waitForSleepers(count: 1)
+    await runner.settle { [clock] in clock.sleeperCount == 1 }
     await clock.advance(by: .seconds(1))
-    await clock.waitForSleepers(count: 1)
+    await runner.settle { [clock] in clock.sleeperCount == 1 }
     #expect(store.emitted == [1, 2])
     await clock.advance(by: .seconds(1))
     await opener.finish()
   }
 
-  @Test func cancellingAThrottleIDClosesTheWindowAndDropsTheKeptEffect() async {
-    let store = makeStore()
+  @Test(arguments: EffectExecutorChoice.allCases)
+  func cancellingAThrottleIDClosesTheWindowAndDropsTheKeptEffect(
+    _ choice: EffectExecutorChoice
+  ) async {
+    let runner = choice.makeRunner()
+    let store = makeStore(runner)
     let opener = store.send(.tick(1, latest: true))
     store.send(.tick(2, latest: true))
-    await clock.waitForSleepers(count: 1)
+    await runner.settle { [clock] in clock.sleeperCount == 1 }
     opener.cancel()
     await opener.finish()
     #expect(store.emitted == [1])

@@ -66,20 +66,22 @@ import UnidirectionalTestSupport
 
   @Test func aParentEffectStartedFromAChildsSendUsesTheParentsIDs() async {
     let clock = TestClock()
+    let executor = TestExecutor()
     let store = withDependencies {
       $0.continuousClock = clock
     } operation: {
-      Store(initialState: Parent.State(child: Child.State())) {
+      Store(initialState: Parent.State(child: Child.State()), effectExecutor: executor) {
         Parent(reaction: .cancelTimerFromTheEffect)
       }
     }
     let timer = store.send(.startTimer)
-    await clock.waitForSleepers(count: 1)
+    executor.drain()
+    #expect(clock.sleeperCount == 1)
     await store.send(.child(.presented(.tellParent))).finish()
     // `Task.cancel(id: TimerID())` in the parent's effect names the parent's timer, so every
     // effect ends (the timer would otherwise sleep on the test clock).
-    let ended = await store.waitForEffectsToEnd(deadline: .now + .seconds(30))
-    #expect(ended)
+    executor.drain()
+    #expect(store.runningEffectCount == 0)
     timer.cancel()
   }
 
@@ -93,7 +95,7 @@ import UnidirectionalTestSupport
       }
     }
     await store.send(.child(.presented(.tellParent))).finish()
-    _ = await store.waitForEffectsToEnd(deadline: .now + .seconds(30))
+    await store.waitForEffects()
     // The parent is not a presented child: its `dismiss()` is reported, and the child stays.
     #expect(store.child != nil)
     #expect(

@@ -218,10 +218,13 @@ extension CasePath where Root == Speakers.Action {
     }
   }
 
-  func makeWorker(_ name: String, log: Log<String>, clock: TestClock = TestClock()) -> Store<
-    Worker.State, Worker.Action
-  > {
-    Store(initialState: Worker.State(), reducer: Worker(name: name, log: log, clock: clock))
+  func makeWorker(
+    _ name: String, log: Log<String>, clock: TestClock = TestClock(),
+    executor: TestExecutor? = nil
+  ) -> Store<Worker.State, Worker.Action> {
+    Store(
+      initialState: Worker.State(), reducer: Worker(name: name, log: log, clock: clock),
+      effectExecutor: executor)
   }
 
   @Test func taskCancelInsideAnEffectCancelsItsOwnStoresEffectOnly() async {
@@ -241,18 +244,19 @@ extension CasePath where Root == Speakers.Action {
 
   @Test func withTaskCancellationCancelsInFlightAndByID() async {
     let clock = TestClock()
-    let store = makeWorker("w", log: Log(), clock: clock)
+    let executor = TestExecutor()
+    let store = makeWorker("w", log: Log(), clock: clock, executor: executor)
     let first = store.send(.guarded)
-    await clock.waitForSleepers(count: 1)
+    executor.drain()
     let second = store.send(.guarded)  // Cancels the first one's guarded part.
     await first.finish()
     #expect(store.results == ["cancelled"])
-    await clock.waitForSleepers(count: 1)
+    executor.drain()
     await clock.advance(by: .seconds(10))
     await second.finish()
     #expect(store.results == ["cancelled", "done"])
     let third = store.send(.guarded)
-    await clock.waitForSleepers(count: 1)
+    executor.drain()
     store.send(.cancelGuardedPart)
     await third.finish()
     #expect(store.results == ["cancelled", "done", "cancelled"])

@@ -23,7 +23,9 @@ extension GameServer {
     }
     // Made without the server's dependencies bound (a task-local push and pop per game): a
     // room reads none. Sessions, whose timer runs on the clock, are made with them.
-    let room = Store(initialState: state, reducer: GameRoom(), interceptors: interceptors)
+    let room = Store(
+      initialState: state, reducer: GameRoom(), interceptors: interceptors,
+      effectExecutor: configuration.effectExecutor)
     let entry = GameEntry(
       id: id, store: room, names: (state.game.xName, state.game.oName), tokens: tokens,
       lastJournalTask: lastJournalTask)

@@ -41,17 +41,24 @@ public final class GameServer: Sendable {
     /// Where log lines go (one event per line, no newline); `nil` (the default) for none, and
     /// then no line is even formatted.
     public var log: (@Sendable (String) -> Void)?
+    /// The executor the effects of every store of the server prefer (sessions, lobby, games);
+    /// `nil` (the default) for the global concurrent executor. Tests give a `TestExecutor`, so
+    /// that a `TestClock` runs the idle timers it wakes before it moves on.
+    public var effectExecutor: (any TaskExecutor)?
 
     /// Creates a configuration.
     ///
     /// - Parameters:
     ///   - idleTimeout: How long the server waits on a client.
     ///   - log: Receives log lines.
+    ///   - effectExecutor: The executor the stores' effects prefer.
     public init(
-      idleTimeout: Duration = .seconds(60), log: (@Sendable (String) -> Void)? = nil
+      idleTimeout: Duration = .seconds(60), log: (@Sendable (String) -> Void)? = nil,
+      effectExecutor: (any TaskExecutor)? = nil
     ) {
       self.idleTimeout = idleTimeout
       self.log = log
+      self.effectExecutor = effectExecutor
     }
   }
 
@@ -92,7 +99,10 @@ public final class GameServer: Sendable {
     let dependencies = DependencyValues.current
     self.dependencies = dependencies
     let journaled = journal?.store.state ?? Journal.State()
-    self.lobby = Store(initialState: Lobby.State(gamesStarted: journaled.gamesStarted)) {
+    self.lobby = Store(
+      initialState: Lobby.State(gamesStarted: journaled.gamesStarted),
+      effectExecutor: configuration.effectExecutor
+    ) {
       Lobby()
     }
     for (id, record) in journaled.games.sorted(by: { $0.key < $1.key }) {
@@ -143,7 +153,10 @@ public final class GameServer: Sendable {
     let store = withDependencies {
       $0 = dependencies
     } operation: {
-      Store(initialState: Session.State(id: id, idleTimeout: configuration.idleTimeout)) {
+      Store(
+        initialState: Session.State(id: id, idleTimeout: configuration.idleTimeout),
+        effectExecutor: configuration.effectExecutor
+      ) {
         Session(idleReader: idleReader)
       }
     }

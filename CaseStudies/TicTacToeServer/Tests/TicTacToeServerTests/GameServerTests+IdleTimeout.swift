@@ -6,23 +6,27 @@ import Unidirectional
 // The idle timeout, on a test clock: who forfeits, what resets the count, whose turn it follows.
 
 extension GameServerTests {
-  /// A server with a 10-second idle timeout, on a test clock.
-  static func serverOnATestClock() -> (GameServer, TestClock) {
+  /// A server with a 10-second idle timeout, on a test clock, its stores' effects on a test
+  /// executor (which the clock drains as it advances).
+  static func serverOnATestClock() -> (GameServer, TestClock, TestExecutor) {
     let clock = TestClock()
+    let executor = TestExecutor()
     let server = withDependencies {
       $0.continuousClock = clock
     } operation: {
-      GameServer(configuration: GameServer.Configuration(idleTimeout: .seconds(10)))
+      GameServer(
+        configuration: GameServer.Configuration(
+          idleTimeout: .seconds(10), effectExecutor: executor))
     }
-    return (server, clock)
+    return (server, clock, executor)
   }
 
   /// The idle timeout runs on the server's clock: a test clock here.
   @Test func anIdlePlayerForfeitsOnTheServersClock() async {
-    let (server, clock) = Self.serverOnATestClock()
+    let (server, clock, executor) = Self.serverOnATestClock()
     let (ann, bob) = Self.startGame(server)
     // Both sessions tick every 2.5 s; only Ann's ticks count (X, to move). Bob's never do.
-    await clock.waitForSleepers(count: 2)
+    executor.drain()
     await clock.advance(by: .seconds(10))
     #expect(ann.take() == [] && bob.take() == [])
     await clock.advance(by: .milliseconds(2500))
@@ -43,10 +47,10 @@ extension GameServerTests {
 
   /// A frame resets the idle count: the tick after it starts the count again.
   @Test func aFrameResetsTheIdleCount() async {
-    let (server, clock) = Self.serverOnATestClock()
+    let (server, clock, executor) = Self.serverOnATestClock()
     let ann = RecordingClient(server)
     _ = ann.take()
-    await clock.waitForSleepers(count: 1)
+    executor.drain()
     await clock.advance(by: .seconds(10))  // Four ticks counted.
     ann.send(#"{"type":"ping"}"#)
     #expect(ann.take() == [.pong])
@@ -60,9 +64,9 @@ extension GameServerTests {
   /// The idle timer follows the game's turn, read from the game's store when it ticks: after
   /// Ann's move the server waits on Bob, and no longer on Ann.
   @Test func theIdleTimerFollowsTheTurn() async {
-    let (server, clock) = Self.serverOnATestClock()
+    let (server, clock, executor) = Self.serverOnATestClock()
     let (ann, bob) = Self.startGame(server)
-    await clock.waitForSleepers(count: 2)
+    executor.drain()
     // Three of Ann's ticks count, then she moves.
     await clock.advance(by: .milliseconds(7500))
     ann.send(#"{"type":"move","game":"g1","cell":4,"seq":1}"#)

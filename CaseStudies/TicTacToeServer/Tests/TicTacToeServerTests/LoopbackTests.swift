@@ -75,15 +75,20 @@ import UnidirectionalTestSupport
   /// closes the connection; the bytes of an unfinished frame are not activity.
   @Test func halfAFrameThenAStallTimesOut() async throws {
     let clock = TestClock()
+    let executor = TestExecutor()
     let server = try withDependencies {
       $0.continuousClock = clock
     } operation: {
-      try LoopbackServer(configuration: GameServer.Configuration(idleTimeout: .seconds(5)))
+      try LoopbackServer(
+        configuration: GameServer.Configuration(
+          idleTimeout: .seconds(5), effectExecutor: executor))
     }
     let client = try TestClient(port: server.port)
     #expect(try client.expectFrame()["phase"] as? String == "connected")
     client.write(Array(#"{"type":"hel"#.utf8))
-    await clock.waitForSleepers(count: 1)
+    // The session's idle timer started as it connected: run it to its first sleep.
+    executor.drain()
+    #expect(clock.sleeperCount == 1)
     await clock.advance(by: .milliseconds(6250))
     let frames = try client.readToEnd()
     #expect(frames.map { $0["type"] as? String } == ["bye"])

@@ -47,14 +47,17 @@ import UnidirectionalTesting
 
   @Test func theIdleTimeoutOnATestClock() async {
     let clock = TestClock()
+    let executor = TestExecutor()
     let server = withDependencies {
       $0.continuousClock = clock
     } operation: {
-      GameServer(configuration: GameServer.Configuration(idleTimeout: .seconds(10)))
+      GameServer(
+        configuration: GameServer.Configuration(
+          idleTimeout: .seconds(10), effectExecutor: executor))
     }
     let closed = Locked(false)
     let id = server.connect(ClientLink(deliver: { _ in }, close: { closed.withLock { $0 = true } }))
-    await clock.waitForSleepers(count: 1)
+    executor.drain()
     await clock.advance(by: .milliseconds(12_500))
     #expect(closed.withLock { $0 })
     server.disconnect(id, reason: .disconnected)
