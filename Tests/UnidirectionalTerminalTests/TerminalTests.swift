@@ -95,8 +95,10 @@ import UnidirectionalTerminal
       terminal.print("tick 1")
       terminal.printError("late")
       #expect(output.readAvailable(seconds: 30).hasPrefix("tick 1\n"))
+      // wall-clock: checks, without waiting, that it has not happened yet.
       #expect(lineRead.wait(timeout: .now()) == .timedOut)
       input.write("typed\n")
+      // wall-clock: a failure bound; a passing run is signalled long before.
       #expect(lineRead.wait(timeout: .now() + 30) == .success)
       #expect(line.value == "typed")
     }
@@ -118,6 +120,7 @@ import UnidirectionalTerminal
         terminal.printError("the list was not saved")
         printed.signal()
       }
+      // wall-clock: a failure bound; a passing run is signalled long before.
       let result = printed.wait(timeout: .now() + 30)
       funlockfile(stdinFile)
       #expect(result == .success)
@@ -143,6 +146,7 @@ import UnidirectionalTerminal
         }
       }
       output.closeWriting()
+      // wall-clock: a failure bound; a passing run is signalled long before.
       #expect(done.wait(timeout: .now() + 30) == .success)
       let lines = reader.value.split(separator: "\n")
       #expect(lines.count == 400)

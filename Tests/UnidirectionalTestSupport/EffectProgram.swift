@@ -201,6 +201,7 @@ public final class ProgramProbe: Sendable {
   /// Waits until the counts are exactly `target`, for at most `timeout` of wall-clock time.
   ///
   /// - Returns: Whether they were.
+  // wall-clock: the limit of a wait that returns as soon as what it waits for happens.
   public func wait(for target: Counts, timeout: Duration) async -> Bool {
     await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
       let id = storage.withLock { storage -> UInt64? in
@@ -212,6 +213,7 @@ public final class ProgramProbe: Sendable {
       }
       guard let id else { return continuation.resume(returning: true) }
       Task { [self] in
+        // wall-clock: polls a condition under a failure bound; a passing run stops once it holds.
         try? await Task.sleep(for: timeout)
         let expired = storage.withLock { $0.waiters.removeValue(forKey: id) }
         expired?.continuation.resume(returning: false)

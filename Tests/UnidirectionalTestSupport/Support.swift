@@ -80,6 +80,7 @@ public func temporaryFilePath(_ name: String) -> String {
 
 /// Runs `body` on a thread of its own and reports whether it finished within `timeout`: a
 /// deadlocked body leaves its thread behind, but the test fails instead of hanging.
+// wall-clock: the limit of a wait that returns as soon as what it waits for happens.
 public func finishes(within timeout: Duration, _ body: @escaping @Sendable () -> Void) -> Bool {
   let done = DispatchSemaphore(value: 0)
   Thread {
@@ -87,5 +88,6 @@ public func finishes(within timeout: Duration, _ body: @escaping @Sendable () ->
     done.signal()
   }.start()
   let seconds = Double(timeout.components.seconds)
+  // wall-clock: a failure bound; a passing run is signalled long before.
   return done.wait(timeout: .now() + seconds) == .success
 }

@@ -103,6 +103,7 @@ struct Feature: Reducer {
       struct Failure: Error {}
       return .run { _ in throw Failure() }
     case .neverEnding:
+      // wall-clock: an effect that never ends by itself (the tests cancel it); nothing waits for it.
       return .run { _ in try await Task.sleep(for: .seconds(3600)) }
     case .rename(let name):
       state.name = name

@@ -51,9 +51,12 @@ import UnidirectionalTesting
 @Suite struct TestStoreParityTests {
   static let sliceCount = 20
 
-  /// The wall-clock limit of each wait of a run, which only a failing run reaches (a passing
-  /// one goes on as soon as what it waits for has happened). Generous, because the heavy
-  /// suites running beside this one can keep an effect's task waiting seconds for a thread.
+  // wall-clock: the limit below is a failure bound (see its documentation).
+  /// The wall-clock limit of each wait of ``runStepped(_:_:timeout:)`` (a Store on the global
+  /// executor), which only a failing run reaches (a passing one goes on as soon as what it
+  /// waits for has happened). Generous, because the heavy suites running beside this one can
+  /// keep an effect's task waiting seconds for a thread.
+  // wall-clock: a failure bound; see above.
   static let waitLimit = Duration.seconds(10)
 
   static var programCount: Int {
@@ -76,7 +79,7 @@ import UnidirectionalTesting
   func testStoreReducesInTheStoresOrder(slice: Int) async {
     for seed in Self.seeds(slice: slice) {
       let program = EffectProgram.generate(seed: seed)
-      let outcome = await Self.runInBothStores(program, timeout: Self.waitLimit)
+      let outcome = await Self.runInBothStores(program)
       guard outcome.failed else { continue }
       let (shrunk, shrunkOutcome, attempts) = await Self.shrink(program, outcome)
       var report = [
@@ -91,6 +94,22 @@ import UnidirectionalTesting
       Issue.record(Comment(rawValue: report.joined(separator: "\n")))
       return
     }
+  }
+
+  /// The test store's executor runs the same jobs in the same order every time: a program's
+  /// run, recorded as the number of jobs run by each action handed over, is the same twice.
+  @Test(arguments: [UInt64(9500), 1, 42, 2026])
+  func aSeedRunsTheSameJobsInTheSameOrderEveryTime(seed: UInt64) async {
+    let program = EffectProgram.generate(seed: seed)
+    let first = Log<UInt64>()
+    let second = Log<UInt64>()
+    let firstOutcome = await Self.runInBothStores(program, jobOrder: first)
+    let secondOutcome = await Self.runInBothStores(program, jobOrder: second)
+    #expect(!firstOutcome.failed, "\(program)\n\(firstOutcome)")
+    #expect(first.values.count == firstOutcome.received.count)
+    #expect(first.values.last ?? 0 > 0)
+    #expect(first.values == second.values)
+    #expect(firstOutcome.received == secondOutcome.received)
   }
 
   // MARK: The case of the issue
@@ -117,7 +136,7 @@ import UnidirectionalTesting
     let program = EffectProgram(
       nodes: [.run(0), .send(3), .none, .none],
       runs: [[.sleepFor(1), .send(1), .send(2)]])
-    let outcome = await Self.runInBothStores(program, timeout: Self.waitLimit)
+    let outcome = await Self.runInBothStores(program)
     #expect(outcome.expected == [0, 1, 3, 2])
     #expect(!outcome.failed, "\(program)\n\(outcome)")
   }
@@ -135,6 +154,7 @@ import UnidirectionalTesting
     for seed in (slice * perSlice)..<min((slice + 1) * perSlice, total) {
       let program = EffectProgram.generate(seed: UInt64(seed))
       let trace = try program.simulate()
+      // wall-clock: a failure bound; a passing run goes on as soon as what it waits for happens.
       if let failure = await Self.runStepped(program, trace, timeout: Self.waitLimit) {
         Issue.record(
           Comment(
@@ -278,22 +298,31 @@ extension TestStoreParityTests {
 
   /// Runs `program` in a Store and in a test store with the same driver, each with its own clock.
   ///
-  /// - Parameter timeout: The wall-clock limit of each wait, for a failing run.
-  static func runInBothStores(_ program: EffectProgram, timeout: Duration) async -> Outcome {
+  /// The Store's effects are pinned to a `TestExecutor` that the clock drains, as the test
+  /// store's are: neither run waits on the wall clock, and the test store runs with a timeout of
+  /// zero, so a passing program is a fact, not a race won. (The Store on the global executor is
+  /// checked against the model by ``productionStoreFollowsTheModel(slice:)``.)
+  ///
+  /// - Parameter jobOrder: Receives, for each action the test store handed over, the number of
+  ///   jobs its executor had run by then.
+  static func runInBothStores(
+    _ program: EffectProgram, jobOrder: Log<UInt64>? = nil
+  ) async -> Outcome {
     let trace = try? program.simulate()
     var outcome = Outcome(expected: trace?.log)
     let horizon = Duration.seconds(program.horizon)
 
     do {
       let clock = TestClock()
+      let executor = TestExecutor()
+      clock.attach(executor)
       let store = Store(
-        initialState: ProgramState(), reducer: ProgramReducer(program: program, clock: clock))
+        initialState: ProgramState(), reducer: ProgramReducer(program: program, clock: clock),
+        effectExecutor: executor)
       store.send(.start)
-      // `send` returns once `.start` and its synchronous effects are reduced; the tasks it
-      // started may not have reached their first sleep yet.
-      _ = await waitForSleepers(clock, count: trace?.phases[0].sleepers ?? 0, timeout: timeout)
       await clock.advance(by: horizon)
-      outcome.storeSettled = await eventually(within: timeout) { store.runningEffectCount == 0 }
+      executor.drain()
+      outcome.storeSettled = store.runningEffectCount == 0
       outcome.store = store.state.log
     }
 
@@ -306,20 +335,24 @@ extension TestStoreParityTests {
       let testStore = TestStore(initialState: ProgramState()) {
         ProgramReducer(program: program, clock: clock)
       }
+      clock.attach(testStore.effectExecutor)
       testStore.exhaustivity = .off
-      testStore.timeout = timeout
+      // Every effect runs on the test store's executor and sleeps on its clock: nothing is
+      // waited for outside it.
+      testStore.timeout = .zero
       await testStore.send(.start)
       await clock.advance(by: horizon)
+      jobOrder?.append(testStore.effectExecutor.jobsRun)
       while received.count < expectedCount {
         let before = received.count
-        await testStore.receive(
-          { action in
-            received.append(action.node)
-            return true
-          }, timeout: timeout)
+        await testStore.receive { action in
+          received.append(action.node)
+          return true
+        }
         if received.count == before { break }
+        jobOrder?.append(testStore.effectExecutor.jobsRun)
       }
-      await testStore.finish(timeout: timeout)
+      await testStore.finish()
       testStoreState = testStore.state.log
     } matching: { issue in
       let comments = issue.comments.map(\.rawValue).joined(separator: "\n")
@@ -340,12 +373,14 @@ extension TestStoreParityTests {
     let problem = outcome.problems.first
     var current = (program, outcome)
     var attempts = 0
+    // wall-clock: a budget for shrinking a failure; a passing run never shrinks.
     let deadline = ContinuousClock.now.advanced(by: .seconds(20))
     search: while true {
       for candidate in current.0.smallerCandidates() {
+        // wall-clock: a failure bound; a passing run goes on as soon as what it waits for happens.
         guard attempts < 60, ContinuousClock.now < deadline else { break search }
         attempts += 1
-        let outcome = await runInBothStores(candidate, timeout: .milliseconds(300))
+        let outcome = await runInBothStores(candidate)
         if outcome.problems.first == problem {
           current = (candidate, outcome)
           continue search
@@ -361,6 +396,7 @@ extension TestStoreParityTests {
   ///
   /// - Returns: What went wrong, or `nil`.
   static func runStepped(
+    // wall-clock: the limit of a wait that returns as soon as what it waits for happens.
     _ program: EffectProgram, _ trace: ProgramTrace, timeout: Duration
   ) async -> String? {
     let clock = TestClock()
@@ -371,7 +407,9 @@ extension TestStoreParityTests {
     store.send(.start)
     for (index, phase) in trace.phases.enumerated() {
       if index > 0 { await clock.advance(to: TestClock.Instant(offset: .seconds(phase.time))) }
+      // wall-clock: a failure bound; a passing run goes on as soon as what it waits for happens.
       let counted = await probe.wait(for: phase.counts, timeout: timeout)
+      // wall-clock: a failure bound; a passing run goes on as soon as what it waits for happens.
       let asleep = await waitForSleepers(clock, count: phase.sleepers, timeout: timeout)
       guard counted, asleep, clock.sleeperCount == phase.sleepers else {
         return """
@@ -391,22 +429,27 @@ extension TestStoreParityTests {
   }
 
   /// Waits until `clock` has at least `count` sleepers, for at most `timeout`.
+  // wall-clock: the limit of a wait that returns as soon as what it waits for happens.
   static func waitForSleepers(_ clock: TestClock, count: Int, timeout: Duration) async -> Bool {
     await eventually(within: timeout) { clock.sleeperCount >= count }
   }
 
   /// Polls `condition` until it holds, for at most `timeout`.
   static func eventually(
+    // wall-clock: the limit of a wait that returns as soon as what it waits for happens.
     within timeout: Duration, _ condition: @Sendable () -> Bool
   ) async -> Bool {
+    // wall-clock: a failure bound; a passing run goes on as soon as what it waits for happens.
     let deadline = ContinuousClock.now.advanced(by: timeout)
     var polls = 0
     while !condition() {
+      // wall-clock: a failure bound; a passing run goes on as soon as what it waits for happens.
       guard ContinuousClock.now < deadline else { return false }
       polls += 1
       if polls < 20 {
         await Task.yield()
       } else {
+        // wall-clock: polls a condition under a failure bound; a passing run stops once it holds.
         try? await Task.sleep(for: .microseconds(200))
       }
     }

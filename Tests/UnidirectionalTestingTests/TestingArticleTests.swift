@@ -192,6 +192,7 @@ extension CasePath where Root == Thermostat.Action {
       }
       line = #line + 1
       await store.send(.heaterStarted) { $0.isHeating = true }
+      // wall-clock: a failure bound; a passing run goes on as soon as what it waits for happens.
       await store.finish(timeout: .milliseconds(100))
     }
     #expect(failures.map(\.line) == [line])

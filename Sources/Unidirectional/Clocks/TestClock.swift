@@ -61,7 +61,7 @@ public final class TestClock: Clock, Sendable {
       executors.append(AttachedExecutor(executor: executor))
     }
 
-  /// Removes and returns the earliest sleeper due at `instant`, moving `now` to its deadline.
+    /// Removes and returns the earliest sleeper due at `instant`, moving `now` to its deadline.
     mutating func takeNextSleeper(dueAt instant: Instant) -> Sleeper? {
       var next: Int?
       for index in sleepers.indices where sleepers[index].deadline <= instant {
@@ -234,7 +234,8 @@ public final class TestClock: Clock, Sendable {
       for executor in executors {
         await executor.drainUntilIdle()
       }
-      for executor in executors where executor.hasQueuedJobs && !executor.isDrainingOnCurrentThread {
+      for executor in executors where executor.hasQueuedJobs && !executor.isDrainingOnCurrentThread
+      {
         drainedAny = true
       }
     }

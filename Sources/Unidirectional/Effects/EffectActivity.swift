@@ -35,7 +35,8 @@ final class EffectActivity: Sendable {
 
   /// Runs `body` as an effect task of this activity, for the effect task `origin`.
   func run(origin: EffectOrigin, _ body: () async -> Void) async {
-    await EffectActivity.$current.withValue(Context(activity: self, origin: origin), operation: body)
+    await EffectActivity.$current.withValue(
+      Context(activity: self, origin: origin), operation: body)
   }
 
   /// The effect task the current task runs for, if it runs effect code of this activity.

@@ -117,7 +117,8 @@ public final class TestExecutor: TaskExecutor, Sendable {
     while true {
       // Taking the last job and ending the drain are one step, so that a job queued by another
       // thread meanwhile is either taken here or finds no drain running.
-      let (job, waiters) = state.withLock { state -> (UnownedJob?, [CheckedContinuation<Void, Never>]) in
+      let (job, waiters) = state.withLock {
+        state -> (UnownedJob?, [CheckedContinuation<Void, Never>]) in
         if let job = state.popJob() {
           state.jobsRun += 1
           return (job, [])
@@ -154,7 +155,8 @@ public final class TestExecutor: TaskExecutor, Sendable {
   /// concurrent executor. A test store calls this as it goes away, so that effects it leaves
   /// behind (cancelled, or waiting for something outside) run to their end instead of leaking.
   public func release() {
-    let (jobs, waiters) = state.withLock { state -> ([UnownedJob], [CheckedContinuation<Void, Never>]) in
+    let (jobs, waiters) = state.withLock {
+      state -> ([UnownedJob], [CheckedContinuation<Void, Never>]) in
       state.isReleased = true
       var jobs: [UnownedJob] = []
       while let job = state.popJob() { jobs.append(job) }

@@ -215,7 +215,6 @@ extension Store {
   /// Whether actions are waiting for the thread draining this root store.
   package var hasQueuedActions: Bool { gate.withLock { !pending.actions.isEmpty } }
 
-
 }
 
 /// What a store's observation machinery holds now, for tests that check that reads leave

@@ -164,7 +164,9 @@ private struct Metronome: Reducer {
 
   @Test func aRepeatingTimerAdvancedByFivePeriodsTicksFiveTimes() async {
     let clock = TestClock()
-    let store = Store(initialState: Metronome.State(), effectExecutor: executor) { Metronome(clock: clock) }
+    let store = Store(initialState: Metronome.State(), effectExecutor: executor) {
+      Metronome(clock: clock)
+    }
     store.send(.start)
     executor.drain()
     await clock.advance(by: .seconds(5))
@@ -178,7 +180,9 @@ private struct Metronome: Reducer {
 
   @Test func advancingBetweenDeadlinesMovesTimeWithoutWaking() async {
     let clock = TestClock()
-    let store = Store(initialState: Metronome.State(), effectExecutor: executor) { Metronome(clock: clock) }
+    let store = Store(initialState: Metronome.State(), effectExecutor: executor) {
+      Metronome(clock: clock)
+    }
     store.send(.start)
     executor.drain()
     await clock.advance(by: .milliseconds(2500))
@@ -256,7 +260,9 @@ private struct Metronome: Reducer {
 
   @Test func runGivesUpOnATimerThatNeverStops() async {
     let clock = TestClock()
-    let store = Store(initialState: Metronome.State(), effectExecutor: executor) { Metronome(clock: clock) }
+    let store = Store(initialState: Metronome.State(), effectExecutor: executor) {
+      Metronome(clock: clock)
+    }
     store.send(.start)
     executor.drain()
     let issues = Log<String>()

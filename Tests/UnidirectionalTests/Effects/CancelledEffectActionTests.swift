@@ -133,8 +133,10 @@ import UnidirectionalTestSupport
       guard store.ticks == 1 else { return }
       store.send(during)
       gate.open()
+      // wall-clock: a failure bound; a passing run goes on as soon as what it waits for happens.
       let deadline = ContinuousClock.now + .seconds(60)
       while queuedActions(store) < queued {
+        // wall-clock: a failure bound; a passing run goes on as soon as what it waits for happens.
         guard ContinuousClock.now < deadline else {
           Issue.record("the effects' actions were not queued within 60 s")
           return
@@ -149,8 +151,11 @@ import UnidirectionalTestSupport
       }.start()
     }
     await effect.finish()
+    // wall-clock: a failure bound; a passing run goes on as soon as what it waits for happens.
     let deadline = ContinuousClock.now + .seconds(60)
+    // wall-clock: a failure bound; a passing run goes on as soon as what it waits for happens.
     while store.effects.runningCount > 0, ContinuousClock.now < deadline {
+      // wall-clock: polls a condition under a failure bound; a passing run stops once it holds.
       try? await Task.sleep(for: .milliseconds(1))
     }
     let state = store.state

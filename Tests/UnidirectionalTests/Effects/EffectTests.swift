@@ -253,6 +253,7 @@ struct Effects: Reducer {
     let store = Store(
       initialState: 0,
       reducer: Reduce<Int, Int> { _, _ in
+        // wall-clock: an effect that never ends by itself (the tests cancel it); nothing waits for it.
         .run { _ in try await Task.sleep(for: .seconds(3_600)) }
       }
     ) { [issues] issue in issues.append(issue.description) }

@@ -24,6 +24,7 @@ import Unidirectional
         // Work that takes a while (writing a file, say) and that nothing awaits but
         // `waitForEffects`.
         return .run { [saved] _ in
+          // wall-clock: real work outside the executor (a 50 ms timer); the steps wait for it as a fact.
           try await Task.sleep(for: .milliseconds(50))
           saved.markSaved()
         }

@@ -67,6 +67,7 @@ import UnidirectionalTestSupport
       if store.flag {
         _ = store.count
         inRun.signal()
+        // wall-clock: a failure bound; a passing run is signalled long before.
         _ = cancelled.wait(timeout: .now() + 5)
       }
     }
@@ -196,6 +197,7 @@ extension ObservationEdgeTests {
         StoreInterceptor(willReduce: { _, state in
           if state.flag {
             ownerInInterceptor.signal()
+            // wall-clock: a failure bound; a passing run is signalled long before.
             _ = trackingDone.wait(timeout: .now() + 10)
           }
         })
@@ -219,6 +221,7 @@ extension ObservationEdgeTests {
       fired.append("count")
     }
     trackingDone.signal()
+    // wall-clock: a failure bound; a passing run is signalled long before.
     _ = sent.wait(timeout: .now() + 10)
     #expect(store.count == 1)
     #expect(

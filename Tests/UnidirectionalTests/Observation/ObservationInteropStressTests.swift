@@ -32,13 +32,14 @@ import UnidirectionalTestSupport
       }
       return false
     }
-    // Give the sender time to finish, then wait a bit more for the sequence.
+    // Wait for the sender to finish and the sequence to catch up with it.
     var waited = 0
-    while store.count < total && waited < 30_000 {
+    while (store.count < total || lastSeen.withLock({ $0 }) < total) && waited < 30_000 {
+      // wall-clock: polls under a failure bound of 30 s; a passing run stops once the sequence
+      // has seen the last value.
       try await Task.sleep(for: .milliseconds(10))
       waited += 10
     }
-    try await Task.sleep(for: .milliseconds(500))
     let seen = lastSeen.withLock { $0 }
     watcher.cancel()
     #expect(store.count == total)

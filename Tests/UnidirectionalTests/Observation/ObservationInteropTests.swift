@@ -120,6 +120,7 @@ import UnidirectionalTestSupport
     read.wait()
     store.send(.setTitle("changed"))
     committed.signal()
+    // wall-clock: a failure bound; a passing run is signalled long before.
     #expect(heard.wait(timeout: .now() + 10) == .success, "the tracking never heard the change")
   }
 }

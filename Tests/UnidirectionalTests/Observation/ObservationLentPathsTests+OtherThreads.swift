@@ -55,6 +55,7 @@ extension ObservationLentPathsTests {
     done.store(true, ordering: .relaxed)
     // Let the readers stop before the store goes.
     while finished.load(ordering: .acquiring) < readers.count {
+      // wall-clock: paces a poll of a count the readers keep; no result depends on the time.
       try? await Task.sleep(for: .milliseconds(5))
     }
     #expect(runs.load(ordering: .relaxed) > 0)
@@ -111,6 +112,7 @@ extension ObservationLentPathsTests {
       store.send(HashedIDRowsAction { $0.other = other })
     }
     while finished.load(ordering: .acquiring) < threads.count {
+      // wall-clock: paces a poll of a count the readers keep; no result depends on the time.
       try? await Task.sleep(for: .milliseconds(5))
     }
     value += 1
@@ -176,6 +178,7 @@ extension ObservationLentPathsTests {
     }
     done.store(true, ordering: .relaxed)
     while finished.load(ordering: .acquiring) < readers.count {
+      // wall-clock: paces a poll of a count the readers keep; no result depends on the time.
       try? await Task.sleep(for: .milliseconds(5))
     }
     // Gone now (2,000 % 3 == 2 wrote it; 1,999 % 3 == 1 made it): the last value stays readable.

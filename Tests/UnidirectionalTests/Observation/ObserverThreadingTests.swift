@@ -21,6 +21,7 @@ import UnidirectionalTestSupport
       let count = store.count
       if count == 1 {
         ownerBusy.signal()
+        // wall-clock: a failure bound; a passing run is signalled long before.
         _ = release.wait(timeout: .now() + 10)
       } else if count == 2 {
         committed.signal()
@@ -47,6 +48,7 @@ import UnidirectionalTestSupport
       let count = store.count
       if !once.exchange(true, ordering: .relaxed) {
         release.signal()
+        // wall-clock: a failure bound; a passing run is signalled long before.
         _ = committed.wait(timeout: .now() + 10)
       }
       let other = store.other
@@ -108,6 +110,7 @@ extension ObserverThreadingTests {
       let other = store.other
       if other == 1 {
         ownerBusy.signal()
+        // wall-clock: a failure bound; a passing run is signalled long before.
         _ = release.wait(timeout: .now() + 10)
       } else if other == 2 {
         committed.signal()
@@ -123,6 +126,7 @@ extension ObserverThreadingTests {
       runs.append(store.count)
       if !once.exchange(true, ordering: .relaxed) {
         release.signal()
+        // wall-clock: a failure bound; a passing run is signalled long before.
         _ = committed.wait(timeout: .now() + 10)
       }
     }

@@ -86,6 +86,7 @@ import UnidirectionalTestSupport
       }
       t.start()
     }
+    // wall-clock: a failure bound; a passing run is signalled long before.
     let done = finished.wait(timeout: .now() + 120)
     try #require(done == .success, "hang")
     let state = store.state

@@ -19,7 +19,9 @@ import UnidirectionalTestSupport
 
   /// Waits, without sleeping, until `client` has at least `count` frames.
   static func frames(_ client: RecordingClient, count: Int) -> [ServerFrame] {
+    // wall-clock: a failure bound; a passing run goes on as soon as what it waits for happens.
     let deadline = ContinuousClock.now + .seconds(10)
+    // wall-clock: a failure bound; a passing run goes on as soon as what it waits for happens.
     while client.frames.withLock({ $0.count }) < count, ContinuousClock.now < deadline {
       sched_yield()  // The journal's committer thread delivers them.
     }
@@ -100,7 +102,9 @@ import UnidirectionalTestSupport
   static func awaitDurable(_ journal: GameJournal) throws {
     let done = Locked(false)
     journal.log.whenDurable(StoreTask.none) { _ in done.withLock { $0 = true } }
+    // wall-clock: a failure bound; a passing run goes on as soon as what it waits for happens.
     let deadline = ContinuousClock.now + .seconds(10)
+    // wall-clock: a failure bound; a passing run goes on as soon as what it waits for happens.
     while !done.withLock({ $0 }), ContinuousClock.now < deadline { sched_yield() }
   }
 }

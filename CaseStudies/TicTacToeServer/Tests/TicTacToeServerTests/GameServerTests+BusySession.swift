@@ -46,6 +46,7 @@ extension GameServerTests {
     blocksAtLobby.withLock { $0 = true }
     let winner = Thread { bob.send(#"{"type":"move","game":"g1","cell":5,"seq":5}"#) }
     winner.start()
+    // wall-clock: a failure bound; a passing run is signalled long before.
     #expect(blocked.wait(timeout: .now() + 10) == .success)
     ann(#"{"type":"join"}"#)
     ann(#"{"type":"leave"}"#)
@@ -83,6 +84,7 @@ extension GameServerTests {
       }
     }
     connecting.start()
+    // wall-clock: a failure bound; a passing run is signalled long before.
     #expect(blocked.wait(timeout: .now() + 10) == .success)
     // The first session's id is 1; `connect` has not returned it yet.
     server.receive(Array(#"{"type":"hello","name":"Ann"}"#.utf8), from: 1)

@@ -139,6 +139,7 @@ extension LoopbackTests {
     let game = GameServer()
     let server = try LineServer(host: "::1", port: 0, handler: game.lineHandler)
     server.start()
+    // wall-clock: the server's grace period for its connections as it stops, not a wait for a result.
     defer { server.stop(timeout: .milliseconds(200)) { game.shutdown() } }
     #expect(server.address == "[::1]:\(server.port)")
     let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)

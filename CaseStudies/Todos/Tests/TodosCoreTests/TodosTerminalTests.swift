@@ -35,6 +35,7 @@ import UnidirectionalTestSupport
         terminal.printError("the list was not saved")
         printed.signal()
       }
+      // wall-clock: a failure bound; a passing run is signalled long before.
       let result = printed.wait(timeout: .now() + 10)
       funlockfile(input)
       #expect(result == .success)

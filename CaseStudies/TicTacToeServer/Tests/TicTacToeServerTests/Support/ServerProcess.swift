@@ -86,6 +86,7 @@ final class ServerProcess {
 
     /// What was read, once the pipe ended (or after 10 seconds more, if it does not).
     func text() -> String {
+      // wall-clock: a failure bound; a passing run is signalled long before.
       guard done.wait(timeout: .now() + 10) == .success else { return "(the log did not end)" }
       return String(decoding: data, as: UTF8.self)
     }

@@ -142,6 +142,7 @@ final class LoopbackServer {
   }
 
   deinit {
+    // wall-clock: the server's grace period for its connections as it stops, not a wait for a result.
     line.stop(timeout: .milliseconds(200)) { [game] in game.shutdown() }
   }
 
