@@ -18,6 +18,7 @@ private struct Finding: Reducer {
     case listenThenSleep
     case groupSleeps
     case actorCounts
+    case tally
   }
 
   enum ID: Hashable, Sendable { case throttle, timer }
@@ -73,6 +74,10 @@ private struct Finding: Reducer {
           for await seconds in group { await send(.value(seconds)) }
         }
       }
+    case .tally:
+      return .run { send in
+        await send(.value(await SharedTally.shared.next()))
+      }
     case .actorCounts:
       return .run { send in
         let counter = Counter()
@@ -80,6 +85,16 @@ private struct Finding: Reducer {
         async let doubled = counter.value * 2
         await send(.value(await doubled))
       }
+    }
+  }
+
+  /// One actor for the whole process, as a shared service would be.
+  actor SharedTally {
+    static let shared = SharedTally()
+    private var count = 0
+    func next() -> Int {
+      count += 1
+      return count
     }
   }
 
@@ -170,5 +185,38 @@ private struct Finding: Reducer {
     await store.send(.actorCounts)
     await store.receive(.value(6)) { $0.values = [6] }
     await store.finish()
+  }
+
+  /// Two test stores, in parallel, whose effects call one process-wide actor: a call may run
+  /// on the other test store's executor (a default actor runs where its caller is), and comes
+  /// back to its own as outside work, which `receive` waits for. Both pass, every time.
+  @Test func twoTestStoresInParallelCallOneSharedActor() async {
+    await withTaskGroup(of: [Int].self) { group in
+      for _ in 0..<2 {
+        group.addTask {
+          let store = TestStore(initialState: Finding.State()) {
+            Finding(values: AsyncStream { $0.finish() })
+          }
+          var tallies: [Int] = []
+          for _ in 0..<200 {
+            await store.send(.tally)
+            await store.receive({ action in
+              guard case .value(let tally) = action else { return false }
+              tallies.append(tally)
+              return true
+            }) { $0.values.append(tallies.last ?? 0) }
+          }
+          await store.finish()
+          return tallies
+        }
+      }
+      var all: [Int] = []
+      for await tallies in group {
+        #expect(tallies == tallies.sorted())
+        all += tallies
+      }
+      // Every call was answered once, to the store that made it.
+      #expect(Set(all).count == 400)
+    }
   }
 }

@@ -43,7 +43,7 @@ func show(_ line: String) {
 let scenarios =
   (makeScenarios() + makeObservationScenarios() + makeCompositionScenarios()
   + makeRoutingScenarios() + makeNavigationScenarios()
-  + makeTestStoreScenarios() + makeReliabilityScenarios())
+  + makeTestStoreScenarios() + makeEffectScenarios() + makeReliabilityScenarios())
   .filter { arguments.selects($0.name) }
 
 // One pass prints each line as it is measured; several print the medians once all have run.

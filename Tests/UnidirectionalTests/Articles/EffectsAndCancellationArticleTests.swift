@@ -134,6 +134,25 @@ extension EffectsArticle {
       #expect(output.values == [#"["swift 1", "swift 2"]"#])
     }
 
+    @Test func pinningEffectsToATestExecutor() async {
+      let clock = TestClock()
+      await withDependencies {
+        $0.continuousClock = clock
+      } operation: {
+        let executor = TestExecutor()
+        let store = Store(initialState: Search.State(), effectExecutor: executor) {
+          Search(search: { query in [query] })
+        }
+        let typing = store.send(.queryChanged("swift"))  // the search's task is queued, not running
+        executor.drain()  // it runs until it sleeps on the clock
+        #expect(clock.sleeperCount == 1)
+        // The clock is among the store's dependencies: it drains the executor as it advances.
+        await clock.advance(by: .milliseconds(300))
+        #expect(store.results == ["swift"])
+        await typing.finish()
+      }
+    }
+
     @Test func cancelTappedCancelsTheSearch() async {
       let clock = TestClock()
       let searched = Log<String>()
