@@ -75,18 +75,27 @@ struct Effects: Reducer {
   }
 }
 
+/// The effect semantics; those marked with `arguments:` hold on the global executor, on a
+/// pinned thread and on a test executor alike.
 @Suite struct EffectTests {
   let gate = Gate()
   let finished = Log<String>()
   let issues = Log<String>()
   var store: Store<Effects.State, Effects.Action> {
-    Store(initialState: Effects.State(), reducer: Effects(gate: gate, finished: finished)) {
-      [issues] issue in issues.append(issue.description)
-    }
+    makeStore(nil)
   }
 
-  @Test func runFeedsActionsBackInOrder() async {
-    let store = self.store
+  func makeStore(_ runner: EffectRunner?) -> Store<Effects.State, Effects.Action> {
+    Store(
+      initialState: Effects.State(), reducer: Effects(gate: gate, finished: finished),
+      onIssue: { [issues] issue in issues.append(issue.description) },
+      effectExecutor: runner?.executor)
+  }
+
+  @Test(arguments: EffectExecutorChoice.allCases)
+  func runFeedsActionsBackInOrder(_ choice: EffectExecutorChoice) async {
+    let runner = choice.makeRunner()
+    let store = makeStore(runner)
     await store.send(.runSendsTwice).finish()
     #expect(store.log == ["run 1", "run 2"])
   }
@@ -98,16 +107,20 @@ struct Effects: Reducer {
     #expect(task.isCancelled)  // No asynchronous work: nothing to finish.
   }
 
-  @Test func mergeRunsSynchronousPartsInOrderAndAwaitsTheRest() async {
-    let store = self.store
+  @Test(arguments: EffectExecutorChoice.allCases)
+  func mergeRunsSynchronousPartsInOrderAndAwaitsTheRest(_ choice: EffectExecutorChoice) async {
+    let runner = choice.makeRunner()
+    let store = makeStore(runner)
     let task = store.send(.merged)
     #expect(store.log == ["merge sync 1", "merge sync 2"])
     await task.finish()
     #expect(store.log == ["merge sync 1", "merge sync 2", "merge async"])
   }
 
-  @Test func concatenateRunsOneAfterAnother() async {
-    let store = self.store
+  @Test(arguments: EffectExecutorChoice.allCases)
+  func concatenateRunsOneAfterAnother(_ choice: EffectExecutorChoice) async {
+    let runner = choice.makeRunner()
+    let store = makeStore(runner)
     let task = store.send(.concatenated)
     #expect(store.log.isEmpty)  // "second" waits for the first effect to end.
     gate.open()
@@ -133,8 +146,10 @@ struct Effects: Reducer {
     withExtendedLifetime(token) {}
   }
 
-  @Test func cancelByIDStopsTheEffectAndDropsItsActions() async {
-    let store = self.store
+  @Test(arguments: EffectExecutorChoice.allCases)
+  func cancelByIDStopsTheEffectAndDropsItsActions(_ choice: EffectExecutorChoice) async {
+    let runner = choice.makeRunner()
+    let store = makeStore(runner)
     let task = store.send(.startLongLiving(id: 1, cancelInFlight: false))
     store.send(.cancel(id: 1))
     await task.finish()
@@ -143,8 +158,10 @@ struct Effects: Reducer {
     #expect(task.isCancelled)  // The action's task is the effect that was cancelled.
   }
 
-  @Test func cancelByIDLeavesOtherIDsRunning() async {
-    let store = self.store
+  @Test(arguments: EffectExecutorChoice.allCases)
+  func cancelByIDLeavesOtherIDsRunning(_ choice: EffectExecutorChoice) async {
+    let runner = choice.makeRunner()
+    let store = makeStore(runner)
     let one = store.send(.startLongLiving(id: 1, cancelInFlight: false))
     let two = store.send(.startLongLiving(id: 2, cancelInFlight: false))
     store.send(.cancel(id: 1))
@@ -185,8 +202,10 @@ struct Effects: Reducer {
     await task.finish()
   }
 
-  @Test func cancelInFlightCancelsThePreviousEffect() async {
-    let store = self.store
+  @Test(arguments: EffectExecutorChoice.allCases)
+  func cancelInFlightCancelsThePreviousEffect(_ choice: EffectExecutorChoice) async {
+    let runner = choice.makeRunner()
+    let store = makeStore(runner)
     let first = store.send(.startLongLiving(id: 7, cancelInFlight: true))
     let second = store.send(.startLongLiving(id: 7, cancelInFlight: true))
     await first.finish()
@@ -209,8 +228,10 @@ struct Effects: Reducer {
     await task.finish()
   }
 
-  @Test func storeTaskCancelStopsTheEffects() async {
-    let store = self.store
+  @Test(arguments: EffectExecutorChoice.allCases)
+  func storeTaskCancelStopsTheEffects(_ choice: EffectExecutorChoice) async {
+    let runner = choice.makeRunner()
+    let store = makeStore(runner)
     let task = store.send(.gated)
     task.cancel()
     #expect(task.isCancelled)
@@ -219,11 +240,13 @@ struct Effects: Reducer {
     #expect(store.log.isEmpty)
   }
 
-  @Test func deinitCancelsRunningEffects() async {
+  @Test(arguments: EffectExecutorChoice.allCases)
+  func deinitCancelsRunningEffects(_ choice: EffectExecutorChoice) async {
+    let runner = choice.makeRunner()
     weak var weakStore: Store<Effects.State, Effects.Action>?
     var task: StoreTask?
     do {
-      let store = self.store
+      let store = makeStore(runner)
       weakStore = store
       task = store.send(.startLongLiving(id: 1, cancelInFlight: false))
     }
