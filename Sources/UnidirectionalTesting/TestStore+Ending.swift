@@ -60,8 +60,9 @@ extension TestStore {
 
   /// Accepts every action effects have fed back so far without asserting anything about them.
   ///
-  /// First lets the effects become quiet (see ``send(_:fires:assert:fileID:filePath:line:column:)``),
-  /// so that actions they are about to send are skipped too. With
+  /// First drains the test store's executor (see
+  /// ``send(_:fires:assert:fileID:filePath:line:column:)``), so that actions the effects are about
+  /// to send are skipped too. With
   /// `.off(showSkippedAssertions: true)`, the skipped actions are shown as a known issue.
   ///
   /// - Parameters:

@@ -40,11 +40,12 @@ import UnidirectionalTesting
 /// counts uncertain).
 ///
 /// It relies on these clock and test-store semantics: `advance` wakes sleepers one deadline at a
-/// time with the clock's `now` at that deadline, and waits after each until the store's effects
-/// are quiet (asleep on a test clock, or ended); `await testStore.send(_:)` returns once the
-/// effects it started are quiet; a test store reduces effect actions when they arrive, as a
-/// Store does, and records them for `receive`. ``productionStoreFollowsTheModel(slice:)`` checks
-/// the model against a Store with the clock stepped by hand, which needs none of this.
+/// time with the clock's `now` at that deadline, and drains the attached test executors after
+/// each (both stores' effects run on one, so quiet is a fact: nothing queued, nothing running);
+/// `await testStore.send(_:)` returns once its executor is idle; a test store reduces effect
+/// actions when they arrive, as a Store does, and records them for `receive`.
+/// ``productionStoreFollowsTheModel(slice:)`` checks the model against a Store on the global
+/// executor with the clock stepped by hand, which needs none of this.
 ///
 /// `UNIDIRECTIONAL_PARITY_PROGRAMS` sets how many programs run (default 10,000, split over
 /// ``sliceCount`` cases); `UNIDIRECTIONAL_PARITY_SEED` runs one program only.

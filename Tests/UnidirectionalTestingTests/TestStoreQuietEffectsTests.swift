@@ -130,6 +130,18 @@ private struct Finding: Reducer {
     await store.finish()
   }
 
+  /// A timer on the test clock: each tick is run and reduced as the clock reaches it.
+  @Test func aTimer() async {
+    let store = makeStore()
+    await store.send(.startTimer)
+    await clock.advance(by: .seconds(3))
+    await store.receive(.tick)
+    await store.receive(.tick)
+    await store.receive(.tick)
+    await store.skipInFlightEffects()
+    await store.finish()
+  }
+
   /// A non-exhaustive test passes with a timer asleep on a test clock, and `finish()` does not
   /// wait for it: only the test could wake it.
   @Test func nonExhaustiveFinishDoesNotWaitForATimerAsleepOnATestClock() async {

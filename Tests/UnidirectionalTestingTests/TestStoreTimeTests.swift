@@ -58,15 +58,19 @@ private struct Clocked: Reducer {
   }
 }
 
+/// Timers, debounce and throttle on a test clock. Every store runs with a timeout of zero: the
+/// clock drains the test store's executor, so no step ever waits on the wall clock.
 @Suite struct TestStoreTimeTests {
   let clock = TestClock()
 
   fileprivate func makeStore() -> TestStore<Clocked.State, Clocked.Action> {
-    TestStore(initialState: Clocked.State()) {
+    let store = TestStore(initialState: Clocked.State()) {
       Clocked()
     } withDependencies: { [clock] in
       $0.continuousClock = clock
     }
+    store.timeout = .zero
+    return store
   }
 
   @Test func aTimerAdvancedByFivePeriodsTicksFiveTimes() async {
@@ -133,6 +137,7 @@ private struct Clocked: Reducer {
     } withDependencies: {
       $0.continuousClock = ImmediateClock()
     }
+    store.timeout = .zero
     await store.send(.queryChanged("now")) { $0.query = "now" }
     await store.receive(.searchResponse(["now!"])) { $0.results = ["now!"] }
     await store.finish()

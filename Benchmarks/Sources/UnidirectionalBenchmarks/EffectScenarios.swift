@@ -71,7 +71,7 @@ func makeEffectScenarios() -> [Scenario] {
       // The effect listens for ever; the run ends without `finish()`.
       store.exhaustivity = .off
       runAsync { await store.send(.listen) }
-      let next = Counter()
+      let next = StepCounter()
       return { iterations in
         runAsync {
           for _ in 0..<iterations {
@@ -86,7 +86,7 @@ func makeEffectScenarios() -> [Scenario] {
 }
 
 /// A number that goes up, shared with the measured closure.
-final class Counter: @unchecked Sendable {
+final class StepCounter: @unchecked Sendable {
   // Safe: used by one task at a time (each round runs its steps in order, awaiting each).
   private var value = 0
   func increment() -> Int {
