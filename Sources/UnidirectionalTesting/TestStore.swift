@@ -27,7 +27,7 @@ import Unidirectional
 ///
 /// ## Time that is known
 ///
-/// The store's effects run on a ``TestExecutor`` of the test store's own, which runs their jobs
+/// The store's effects run on a `TestExecutor` of the test store's own, which runs their jobs
 /// only when the test store drains it. Every step drains it before it looks: when `send`
 /// returns, every effect has run until it waits for something (a clock, another task, something
 /// outside), and the actions they sent are reduced. No step decides this from a wall-clock

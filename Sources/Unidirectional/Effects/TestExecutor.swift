@@ -83,6 +83,8 @@ public final class TestExecutor: TaskExecutor, Sendable {
   /// concurrent executor).
   ///
   /// Called by the Swift runtime for tasks that prefer this executor; not for tests to call.
+  ///
+  /// - Parameter job: The job: a task's first run, or its resumption after an `await`.
   public func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
     let (isReleased, waiters) = state.withLock { state in

@@ -40,11 +40,17 @@ public struct StoreTask: Hashable, Sendable {
   }
 
   /// Two tasks are equal when they cover the same effects.
+  ///
+  /// - Parameters:
+  ///   - lhs: A task.
+  ///   - rhs: Another task.
   public static func == (lhs: StoreTask, rhs: StoreTask) -> Bool {
     lhs.handle == rhs.handle
   }
 
   /// Hashes the effects the task covers.
+  ///
+  /// - Parameter hasher: The hasher to feed.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(handle)
   }
