@@ -12,10 +12,13 @@ import UnidirectionalTesting
       case sleep
       case waitForGate
       case woke
+      case listen
+      case got(Int)
     }
     let clock: TestClock
     let gate: Gate
     let ended: Gate
+    var values = AsyncStream<Int> { $0.finish() }
 
     func reduce(into state: inout Int, action: Action) -> Effect<Action> {
       switch action {
@@ -31,6 +34,13 @@ import UnidirectionalTesting
         }
       case .woke:
         state += 1
+        return .none
+      case .listen:
+        return .run { [values] send in
+          for await value in values { await send(.got(value)) }
+        }
+      case .got(let value):
+        state = value
         return .none
       }
     }
@@ -97,5 +107,27 @@ import UnidirectionalTesting
     }
     gate.open()
     await ended.wait()  // Never returns if the effect was left queued on the executor.
+  }
+
+  /// Nothing but a step drains the test store's executor: the test store's own bookkeeping of
+  /// running effects waits without draining (it once drained from a background task, so jobs
+  /// ran between steps, whenever that task woke).
+  @Test func nothingDrainsTheExecutorBetweenSteps() async {
+    let (values, feed) = AsyncStream<Int>.makeStream()
+    var feature = Waiting(clock: clock, gate: gate, ended: ended)
+    feature.values = values
+    let store = TestStore(initialState: 0) { feature }
+    await store.send(.listen)
+    feed.yield(7)
+    // wall-clock: a window in which a stray drain would show itself. No run passes because of
+    // it: a correct one leaves the job queued whatever the time; a slow run can only miss the bug.
+    for _ in 0..<100 where store.state == 0 {
+      try? await Task.sleep(for: .milliseconds(1))
+    }
+    #expect(store.state == 0)
+    #expect(store.effectExecutor.hasQueuedJobs)
+    await store.receive(.got(7)) { $0 = 7 }
+    feed.finish()
+    await store.finish()
   }
 }

@@ -262,11 +262,19 @@ public final class TestExecutor: TaskExecutor, Sendable {
 
   /// Drains, then, while a drain on another thread is running, waits for it to end and drains
   /// again: returns once the executor is idle (or at once, on a thread that is draining it).
+  ///
+  /// On the draining thread (a wait inside an effect, for effects on the same executor), it
+  /// cannot wait for idle: it yields while jobs are queued, so that the drain it runs inside
+  /// runs them (a caller that loops while jobs are queued would spin otherwise), and returns.
   package func drainUntilIdle() async {
     while true {
       let seen = generation
       drain()
-      if isIdle || isDrainingOnCurrentThread { return }
+      if isDrainingOnCurrentThread {
+        if hasQueuedJobs { await Task.yield() }
+        return
+      }
+      if isIdle { return }
       await waitForChange(after: seen)
     }
   }

@@ -39,6 +39,16 @@ public struct StoreTask: Hashable, Sendable {
     self.testExecutor = testExecutor
   }
 
+  /// The same task, whose ``finish()`` waits without draining the test executor: for waits in
+  /// the background, which must not run jobs between a test's steps.
+  package var withoutDraining: StoreTask {
+    switch handle {
+    case .none: StoreTask(nil)
+    case .task(let task): StoreTask(task)
+    case .pending(let pending): StoreTask(pending: pending, testExecutor: nil)
+    }
+  }
+
   /// Two tasks are equal when they cover the same effects.
   ///
   /// - Parameters:

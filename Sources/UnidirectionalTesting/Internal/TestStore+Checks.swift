@@ -51,6 +51,8 @@ extension TestStore {
       progress.runningEffects[progress.nextEffectsID] = (effects, location)
       return progress.nextEffectsID
     }
+    // Waits without draining: only the test's steps run the executor's jobs.
+    let effects = effects.withoutDraining
     Task {
       await effects.finish()
       progress.withLock { _ = $0.runningEffects.removeValue(forKey: id) }

@@ -141,6 +141,43 @@ import UnidirectionalTestSupport
   }
 }
 
+extension TestExecutorTests {
+  /// A wait inside a job of the executor it waits on (one store's effect waiting for another
+  /// store's effects, both on one executor) lets the jobs queued behind it run: it once spun
+  /// for ever, since the drain it was inside could not go on.
+  @Test func aWaitInsideAJobLetsTheJobsBehindItRun() async {
+    let executor = TestExecutor()
+    let second = Store(initialState: 0, effectExecutor: executor) {
+      Reduce<Int, Bool> { state, start in
+        guard start else {
+          state += 1
+          return .none
+        }
+        return .run { send in await send(false) }
+      }
+    }
+    let first = Store(initialState: 0, effectExecutor: executor) {
+      Reduce<Int, Bool> { state, start in
+        guard start else {
+          state += 1
+          return .none
+        }
+        return .run { send in
+          await second.waitForEffects()
+          await send(false)
+        }
+      }
+    }
+    first.send(true)  // Queued first: its job waits for `second`'s, queued behind it.
+    second.send(true)
+    // wall-clock: a failure bound of 10 s; a passing drain returns at once.
+    let returned = finishes(within: .seconds(10)) { executor.drain() }
+    #expect(returned)
+    #expect(second.state == 1)
+    #expect(first.state == 1)
+  }
+}
+
 /// A default actor, for the check above.
 private actor Recorder {
   func record(_ record: @Sendable (String) -> Void) {
