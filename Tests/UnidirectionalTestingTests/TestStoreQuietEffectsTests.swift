@@ -209,6 +209,9 @@ private struct Finding: Reducer {
           let store = TestStore(initialState: Finding.State()) {
             Finding(values: AsyncStream { $0.finish() })
           }
+          // wall-clock: a failure bound for the hop back from the other test store's
+          // executor, outside this one; a passing run waits microseconds.
+          store.timeout = .seconds(30)
           var tallies: [Int] = []
           for _ in 0..<200 {
             await store.send(.tally)

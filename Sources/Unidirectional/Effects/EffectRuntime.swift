@@ -45,6 +45,9 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// The executor effect tasks prefer, or `nil` for the global concurrent executor.
   let executor: (any TaskExecutor)?
 
+  /// `executor`, if it is a test executor: a `StoreTask` of this store drains it.
+  @usableFromInline let testExecutor: TestExecutor?
+
   /// Where failures go.
   let reportIssue: @Sendable (StoreIssue) -> Void
 
@@ -59,9 +62,6 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     self.activity = EffectActivity(testExecutor: testExecutor)
     activity.runtime.set(self)
   }
-
-  /// The test executor the effects run on, if the store was given one.
-  @usableFromInline let testExecutor: TestExecutor?
 
   /// Connects the runtime to its store.
   ///

@@ -117,18 +117,25 @@ import UnidirectionalTestSupport
 
   // MARK: Stores
 
-  @Test func aStoreTaskOfAStoreOnATestExecutorDrainsIt() async {
-    let store = Store(initialState: 0, effectExecutor: executor) {
+  /// A store on `executor` whose `true` starts `effect`, and whose `false` counts.
+  static func countingStore(
+    on executor: TestExecutor, _ effect: @escaping @Sendable (Send<Bool>) async -> Void
+  ) -> Store<Int, Bool> {
+    Store(initialState: 0, effectExecutor: executor) {
       Reduce<Int, Bool> { state, start in
         guard start else {
           state += 1
           return .none
         }
-        return .run { send in
-          await send(false)
-          await send(false)
-        }
+        return .run { send in await effect(send) }
       }
+    }
+  }
+
+  @Test func aStoreTaskOfAStoreOnATestExecutorDrainsIt() async {
+    let store = Self.countingStore(on: executor) { send in
+      await send(false)
+      await send(false)
     }
     let task = store.send(true)
     #expect(store.state == 0)  // The effect is queued: nothing drained it.
@@ -147,26 +154,10 @@ extension TestExecutorTests {
   /// for ever, since the drain it was inside could not go on.
   @Test func aWaitInsideAJobLetsTheJobsBehindItRun() async {
     let executor = TestExecutor()
-    let second = Store(initialState: 0, effectExecutor: executor) {
-      Reduce<Int, Bool> { state, start in
-        guard start else {
-          state += 1
-          return .none
-        }
-        return .run { send in await send(false) }
-      }
-    }
-    let first = Store(initialState: 0, effectExecutor: executor) {
-      Reduce<Int, Bool> { state, start in
-        guard start else {
-          state += 1
-          return .none
-        }
-        return .run { send in
-          await second.waitForEffects()
-          await send(false)
-        }
-      }
+    let second = Self.countingStore(on: executor) { send in await send(false) }
+    let first = Self.countingStore(on: executor) { send in
+      await second.waitForEffects()
+      await send(false)
     }
     first.send(true)  // Queued first: its job waits for `second`'s, queued behind it.
     second.send(true)
