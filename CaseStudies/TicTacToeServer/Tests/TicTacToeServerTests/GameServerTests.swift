@@ -109,6 +109,11 @@ final class RecordingClient: Sendable {
       (ann, #"{"type":"join"}"#, "wrong-phase"),
       (bob, #"{"type":"move","game":"g1","cell":4,"seq":1}"#, "not-your-turn"),
       (ann, #"{"type":"move","game":"g1","cell":9,"seq":1}"#, "bad-cell"),
+      // Numbers past what an integer holds: refused, never an overflow. (Foundation's decoder
+      // on Linux reports them as invalid JSON; issue 34's table of numbers settles the code.)
+      (ann, #"{"type":"move","game":"g1","cell":4,"seq":9999999999999999999}"#, "bad-json"),
+      (ann, #"{"type":"move","game":"g1","cell":9999999999999999999,"seq":1}"#, "bad-json"),
+      (ann, #"{"type":"move","game":"g1","cell":4,"seq":9223372036854775808}"#, "bad-json"),
       (ann, #"{"type":"move","game":"g77","cell":4,"seq":1}"#, "unknown-game"),
     ]
     for (client, frame, code) in cases {
@@ -152,6 +157,24 @@ final class RecordingClient: Sendable {
         "{\"type\":\"pong\"}\n",
       ])
     #expect(ann.take() == [] && bob.take() == [])
+  }
+
+  /// The line of issue 34, from a client that has not said hello: an error frame, and the
+  /// connection (and the server) go on. It once stopped the process with an overflow.
+  @Test func aNumberTooBigForAnIntegerIsAnErrorNotACrash() {
+    let server = GameServer(configuration: GameServer.Configuration())
+    let client = RecordingClient(server)
+    _ = client.take()
+    client.send(#"{"type":"move","game":"g1","cell":4,"seq":9999999999999999999}"#)
+    let frames = client.take()
+    #expect(frames.count == 1)
+    guard case .error? = frames.first else {
+      Issue.record("got \(frames)")
+      return
+    }
+    client.send(#"{"type":"ping"}"#)
+    #expect(client.take() == [.pong])
+    #expect(!client.closed.withLock { $0 })
   }
 
   @Test func aDisconnectForfeitsAndTheOpponentIsToldOnce() {

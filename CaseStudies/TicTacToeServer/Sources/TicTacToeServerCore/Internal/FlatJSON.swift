@@ -60,6 +60,10 @@ package enum FlatJSON {
       return String(validating: raw, as: UTF8.self)
     }
     /// An integer without leading zeros or more than 18 digits.
+    ///
+    /// The digits are counted before any arithmetic: 18 digits always fit an `Int`, so a
+    /// longer number (19 or 20 digits, 2^63) is left to the full decoder and never overflows
+    /// here (one such number once stopped the server).
     func integer() -> Int? {
       var negative = false
       if index < bytes.count, bytes[index] == 0x2D {
@@ -67,13 +71,11 @@ package enum FlatJSON {
         index += 1
       }
       let start = index
-      var value = 0
-      while index < bytes.count, (0x30...0x39).contains(bytes[index]) {
-        value = value * 10 + Int(bytes[index] - 0x30)
-        index += 1
-      }
+      while index < bytes.count, (0x30...0x39).contains(bytes[index]) { index += 1 }
       let digits = index - start
       guard digits > 0, digits <= 18, digits == 1 || bytes[start] != 0x30 else { return nil }
+      var value = 0
+      for byte in bytes[start..<index] { value = value * 10 + Int(byte - 0x30) }
       return negative ? -value : value
     }
 
