@@ -32,6 +32,8 @@ struct Countdown: Reducer {
   func reduce(into state: inout State, action: Action) -> Effect<Action> {
     switch action {
     case .startTapped(let seconds):
+      // A negative count starts nothing: `0..<seconds` would stop the program.
+      let seconds = max(seconds, 0)
       state.secondsLeft = seconds
       state.isRunning = seconds > 0
       return .run { send in
@@ -179,6 +181,18 @@ enum CountdownCLI {
 
           """)
       #expect(run.output == "seconds left: 0\nseconds left: 1\nseconds left: 0\n")
+    }
+
+    /// `interpret` refuses a count below 1, but an action can reach the reducer another way
+    /// (a replayed log): the reducer takes a negative count for none, and does not trap.
+    @Test func theReducerTakesANegativeCountForNone() async {
+      let store = withDependencies {
+        $0.continuousClock = ImmediateClock()
+      } operation: {
+        Store(initialState: Countdown.State(), reducer: Countdown())
+      }
+      await store.send(.startTapped(seconds: -2)).finish()
+      #expect(store.state == Countdown.State())
     }
 
     @Test func theUsageNamesTheOptions() {

@@ -30,6 +30,8 @@ enum GettingStartedArticle {
     func reduce(into state: inout State, action: Action) -> Effect<Action> {
       switch action {
       case .startTapped(let seconds):
+        // A negative count starts nothing: `0..<seconds` would stop the program.
+        let seconds = max(seconds, 0)
         state.secondsLeft = seconds
         state.isRunning = seconds > 0
         return .run { send in
@@ -92,6 +94,30 @@ extension GettingStartedArticle {
         output.values == [
           "seconds left: 0", "seconds left: 2", "seconds left: 1", "seconds left: 0",
         ])
+    }
+
+    /// What a curious user types first: a negative count, and one too large for an `Int`.
+    /// Neither stops the program (a negative count once trapped on `0..<seconds`).
+    @Test(arguments: ["start -2", "start 99999999999999999999", "start -9223372036854775808"])
+    func aNegativeOrHugeCountDoesNotStopTheProgram(line: String) async {
+      let clock = TestClock()
+      let store = TestStore(initialState: Countdown.State()) {
+        Countdown()
+      } withDependencies: {
+        $0.continuousClock = clock
+      }
+      store.exhaustivity = .off
+      let words = line.split(separator: " ")
+      let seconds = words.count > 1 ? Int(words[1]) : nil
+      await store.send(.startTapped(seconds: seconds ?? 10))
+      if let seconds, seconds <= 0 {
+        // Nothing to count down: the effect ends at once.
+        #expect(store.state == Countdown.State())
+      } else {
+        #expect(store.state.secondsLeft == 10)  // Not a number: the default.
+      }
+      await store.send(.stopTapped)
+      await store.finish()
     }
 
     @Test func anUnknownCommandPrintsTheCommands() async {
