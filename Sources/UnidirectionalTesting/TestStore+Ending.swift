@@ -29,7 +29,7 @@ extension TestStore {
       fileID: fileID, filePath: filePath, line: line, column: column)
     let timeout = timeout ?? self.timeout
     guard !progress.withLock(\.isFinished) else { return }
-    currentLocation.withLock { $0 = location }
+    reporter.beginStep(at: location)
     let outcome = await drain(
       until: { store.runningEffectCount == 0 },
       givingUpWhen: { executor.clockSleeperCount > 0 },

@@ -159,7 +159,7 @@ extension TestStore {
     matches: (Action) -> Bool
   ) async -> StoreTask {
     let timeout = timeout ?? self.timeout
-    currentLocation.withLock { $0 = location }
+    reporter.beginStep(at: location)
     let deadline = ContinuousClock.now.advanced(by: timeout)
     while true {
       var next: ReducedActions.Record?

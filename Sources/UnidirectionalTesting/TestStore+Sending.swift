@@ -46,7 +46,7 @@ extension TestStore {
     }
     await executor.drainUntilIdle()
     handleUnreceived(reduced.takeReceived(), before: "sending an action", at: location)
-    currentLocation.withLock { $0 = location }
+    reporter.beginStep(at: location)
     let step = progress.withLock { progress in
       progress.nextStep += 1
       return progress.nextStep

@@ -57,9 +57,9 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
   let settings: Locked<Settings>
   let observers = Locked<[String: ObservationToken]>([:])
   let progress: Locked<Progress>
-  /// The location of the step in progress: failures found outside a step's own checks
-  /// (dependencies without test values, effects that threw) are recorded there.
-  let currentLocation: Locked<TestSourceLocation>
+  /// Records failures found outside a step's own checks (dependencies without test values,
+  /// effects that threw) at the step in progress.
+  let reporter: StepReporter
   let creationLocation: TestSourceLocation
 
   struct Settings {
@@ -102,11 +102,11 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
   ) where R.State == State, R.Action == Action {
     let location = TestSourceLocation(
       fileID: fileID, filePath: filePath, line: line, column: column)
-    let currentLocation = Locked(location)
+    let reporter = StepReporter(location: location)
     var dependencies = DependencyValues.current
     dependencies.context = .test
     dependencies.reportIssue = { message in
-      TestFailure.record(message, at: currentLocation.withLock { $0 })
+      reporter.record(message)
     }
     prepareDependencies(&dependencies)
     let settings = Locked(Settings(dependencies: dependencies))
@@ -116,7 +116,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
     self.executor = executor
     self.reduced = reduced
     self.creationLocation = location
-    self.currentLocation = currentLocation
+    self.reporter = reporter
     self.settings = settings
     self.progress = Locked(Progress(assertedState: initialState))
     self.store = Store(
@@ -129,7 +129,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
         },
         didComplete: { effects in reduced.didComplete(effects) }),
       onIssue: { issue in
-        TestFailure.record(issue.description, at: currentLocation.withLock { $0 })
+        reporter.record(issue.description)
       },
       effectExecutor: executor)
     self.view = store.scope(state: \.self, action: { TestStoreAction.received($0) })
@@ -140,6 +140,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
     // (`release()`), so that effects left behind (cancelled as the store goes) end by themselves.
     defer { executor.release() }
     executor.drain()
+    reporter.recordLate()
     guard !progress.withLock(\.isFinished), case .on = exhaustivity else { return }
     if store.runningEffectCount > 0 {
       reportRunningEffects(waited: nil, fallback: creationLocation)

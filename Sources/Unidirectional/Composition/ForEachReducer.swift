@@ -54,7 +54,8 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
     if let (id, elementAction) = toElementAction.extract(from: action) {
       switch reduceElement(id: id, action: elementAction, in: &state) {
       case nil: elementEffect = elementWithoutState(action, id: id)
-      case let effect? where effect.isNotNone: elementEffect = mapElementEffect(effect, id: id)
+      case let effect? where effect.isNotNone:
+        elementEffect = mapElementEffect(effect, id: id, in: state)
       case _?: break
       }
     }
@@ -151,15 +152,72 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
   /// An element's effect that is not `.none`, mapped to parent actions and made cancellable
   /// with the element.
   @usableFromInline
-  func mapElementEffect(_ effect: Effect<Element.Action>, id: Element.State.ID)
-    -> Effect<Parent.Action>
-  {
+  func mapElementEffect(
+    _ effect: Effect<Element.Action>, id: Element.State.ID, in state: Parent.State
+  ) -> Effect<Parent.Action> {
     let embed = toElementAction.embed
     let effects = ElementEffects(keyPath: toElements, id: id)
     // The row's own ids stay shared; those of the composition inside it are the row's.
     let child = NavigationChild<Parent.Action>(
       scope: nil, dismissAction: nil, compositionScope: EffectID(effects))
-    return effect.map({ embed(id, $0) }, child: child).cancellable(id: effects)
+    let toElements = UncheckedSendable(toElements)
+    return effect.map(
+      { embed(id, $0) }, child: child,
+      lift: {
+        $0.lifted(from: Element.State.self) { (parent: Parent.State) in
+          parent[keyPath: toElements.value][id: id]
+        }
+      }
+    )
+    .cancellable(id: effects)
+    .watching(rowsWatch(membership: Membership(state[keyPath: toElements.value])))
+  }
+
+  /// The watch of the rows' effects: after an action, the rows that are gone, whichever reducer
+  /// removed them, lose their effects. One per collection; it reads the collection's version
+  /// counters (`Membership`) and visits the store's running ids only when rows may be gone.
+  @usableFromInline
+  func rowsWatch(membership: Membership) -> ChildWatch {
+    let toElements = UncheckedSendable(toElements)
+    let seen = SeenMembership(membership)
+    let keyPath = UncheckedSendable<AnyKeyPath>(toElements.value)
+    let allRows = ChildWatch.Cancellation.matching { id in
+      (id as? ElementEffects)?.keyPath == keyPath.value
+    }
+    return ChildWatch(
+      key: EffectID(RowsWatch(keyPath: toElements.value)), state: Parent.State.self,
+      whenGone: [allRows]
+    ) { state in
+      let elements = state.pointee[keyPath: toElements.value]
+      let now = Membership(elements)
+      defer { seen.membership = now }
+      guard now.mayHaveLost(since: seen.membership) else { return .unchanged }
+      return ChildWatch.Verdict(
+        cancellations: [
+          .matching { id in
+            guard let effects = id as? ElementEffects, effects.keyPath == keyPath.value
+            else { return false }
+            return !elements.contains(id: effects.id)
+          }
+        ])
+    }
+  }
+
+  /// The membership a rows watch saw last.
+  // Safe: a store checks its watches one at a time, under its effect runtime's lock.
+  @usableFromInline
+  final class SeenMembership: @unchecked Sendable {
+    var membership: Membership
+
+    init(_ membership: Membership) {
+      self.membership = membership
+    }
+  }
+
+  /// Identifies the watch of one collection's rows (scoped like the rows' ids).
+  struct RowsWatch: ChildEffectsID, @unchecked Sendable {
+    // Safe: a key path is immutable.
+    let keyPath: AnyKeyPath
   }
 
   @usableFromInline

@@ -21,7 +21,7 @@ public struct IfCaseLetReducer<Parent: Reducer, Case: Reducer>: Reducer {
   }
 
   /// Runs the child first (for case actions, while the state is the case), then the parent;
-  /// cancels the case's effects if the state left the case.
+  /// cancels the case's effects if the state left the case, or holds a child of another id.
   ///
   /// - Parameters:
   ///   - state: The current state, changed in place.
@@ -29,24 +29,27 @@ public struct IfCaseLetReducer<Parent: Reducer, Case: Reducer>: Reducer {
   /// - Returns: The effects to start once the new state is committed.
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
   {
-    // A case path has no identity of its own: the call site and the case's type name the case
-    // (one `ifCaseLet` line per case).
-    let effects = CaseEffects(
-      fileID: fileID, line: line, caseState: ObjectIdentifier(Case.State.self))
+    let site = CaseSite(fileID: fileID, line: line, caseState: ObjectIdentifier(Case.State.self))
     var childEffect = Effect<Parent.Action>.none
-    var wasInCase = false
+    let before: CaseEffects?
     if let caseAction = toCaseAction.extract(action) {
       if var caseState = toCaseState.extract(state) {
-        wasInCase = true
+        let effects = CaseEffects(site: site, id: Self.childID(state, caseState))
+        before = effects
         childEffect = child.reduce(into: &caseState, action: caseAction)
           .map(
             toCaseAction.embed,
             child: NavigationChild(
-              scope: nil, dismissAction: nil, compositionScope: EffectID(effects))
+              scope: nil, dismissAction: nil, compositionScope: EffectID(effects)),
+            lift: { [toCaseState] in
+              $0.lifted(from: Case.State.self) { toCaseState.extract($0) }
+            }
           )
           .cancellable(id: effects)
+        if childEffect.isNotNone { childEffect = childEffect.watching(watch(effects)) }
         state = toCaseState.embed(caseState)
       } else {
+        before = nil
         childEffect = .actionWithoutState(
           action,
           state:
@@ -54,21 +57,62 @@ public struct IfCaseLetReducer<Parent: Reducer, Case: Reducer>: Reducer {
           fileID: fileID, line: line)
       }
     } else {
-      wasInCase = toCaseState.extract(state) != nil
+      before = Self.identity(in: state, site: site, toCaseState: toCaseState)
     }
     let parentEffect = parent.reduce(into: &state, action: action)
-    guard wasInCase, toCaseState.extract(state) == nil else {
+    guard let before, Self.identity(in: state, site: site, toCaseState: toCaseState) != before
+    else {
       return childEffect.merge(with: parentEffect)
     }
-    // The state left the case: the case's effects end with it.
-    return .merge(childEffect, parentEffect, .cancel(id: effects))
+    // The state left the case, or holds another child: the case's effects end with it.
+    return .merge(childEffect, parentEffect, .cancel(id: before))
   }
 
-  /// Identifies the effects of one case (scoped to the store, like all ids).
-  struct CaseEffects: ChildEffectsID {
+  /// The child's identity: the parent enum's id if it is `Identifiable`, else the payload's if
+  /// it is (as TCA does), else none.
+  private static func childID(_ state: Parent.State, _ caseState: Case.State) -> EffectID? {
+    EffectID.identity(of: state) ?? EffectID.identity(of: caseState)
+  }
+
+  /// The identity of the child in `state`, or `nil` if the state is not the case.
+  private static func identity(
+    in state: Parent.State, site: CaseSite, toCaseState: CasePath<Parent.State, Case.State>
+  ) -> CaseEffects? {
+    guard let caseState = toCaseState.extract(state) else { return nil }
+    return CaseEffects(site: site, id: childID(state, caseState))
+  }
+
+  /// The watch that ends the effects of the child `child` when it is gone, whichever reducer
+  /// changed the state.
+  private func watch(_ child: CaseEffects) -> ChildWatch {
+    let toCaseState = toCaseState
+    return ChildWatch(
+      key: EffectID(child), state: Parent.State.self, whenGone: [.id(EffectID(child))]
+    ) { state in
+      Self.identityMatches(state.pointee, child, toCaseState)
+        ? .unchanged : .gone([.id(EffectID(child))])
+    }
+  }
+
+  private static func identityMatches(
+    _ state: Parent.State, _ child: CaseEffects, _ toCaseState: CasePath<Parent.State, Case.State>
+  ) -> Bool {
+    identity(in: state, site: child.site, toCaseState: toCaseState) == child
+  }
+
+  /// A case path has no identity of its own: the call site and the case's type name the case
+  /// (one `ifCaseLet` line per case).
+  struct CaseSite: Hashable, Sendable {
     let fileID: String
     let line: UInt
     let caseState: ObjectIdentifier
+  }
+
+  /// Identifies the effects of one child in the case (scoped to the store, like all ids).
+  struct CaseEffects: ChildEffectsID {
+    let site: CaseSite
+    /// The child's id, if it has one (see `childID`).
+    let id: EffectID?
   }
 }
 
@@ -88,9 +132,10 @@ extension Reducer {
   /// ``StoreIssue/Kind/actionFromDismissedChild(action:)``). A case action that arrives while the
   /// state is another case is ignored and reported to the store's issue handler.
   ///
-  /// The case's effects are identified by the case's state type and this call's file and line.
-  /// The state returning to the case later, with new effects, is the same case: an action an old
-  /// effect sends after that is still dropped, but no longer reported.
+  /// The child's identity is the case (this call's file and line, and the case's state type) and
+  /// an id: the state's own if the enum is `Identifiable`, else the case's payload's if it is. A
+  /// child of another id in the same case is another child: the effects of the one it replaced
+  /// end, whichever reducer replaced it, and its actions never reach the new one.
   ///
   /// - Parameters:
   ///   - state: The case of the state that holds the child state.

@@ -44,13 +44,20 @@ where Child.State: Sendable {
     var childEffect = Effect<Parent.Action>.none
     if let childAction = toChildAction.extract(action) {
       if let before {
-        childEffect = child.reduce(into: &state[keyPath: toChildState]!, action: childAction)
+        let toChildState = UncheckedSendable(toChildState)
+        childEffect = child.reduce(into: &state[keyPath: toChildState.value]!, action: childAction)
           .map(
             toChildAction.embed,
             child: NavigationChild(
-              scope: nil, dismissAction: nil, compositionScope: EffectID(before))
+              scope: nil, dismissAction: nil, compositionScope: EffectID(before)),
+            lift: {
+              $0.lifted(from: Child.State.self) { (parent: Parent.State) in
+                parent[keyPath: toChildState.value]
+              }
+            }
           )
           .cancellable(id: before)
+        if childEffect.isNotNone { childEffect = childEffect.watching(watch(before)) }
       } else {
         childEffect = .actionWithoutState(
           action, state: "the optional \(ValueDump.typeName(Child.State.self))", fileID: fileID,
@@ -67,8 +74,30 @@ where Child.State: Sendable {
 
   /// The cancellation id of the child's effects, or `nil` if there is no child.
   private func identity(in state: Parent.State) -> ChildEffects? {
-    guard let childState = state[keyPath: toChildState] else { return nil }
-    return ChildEffects(keyPath: toChildState, id: childIdentity?(childState))
+    Self.identity(in: state, at: UncheckedSendable(toChildState), childIdentity: childIdentity)
+  }
+
+  private static func identity(
+    in state: Parent.State,
+    at toChildState: UncheckedSendable<WritableKeyPath<Parent.State, Child.State?>>,
+    childIdentity: (@Sendable (Child.State) -> EffectID)?
+  ) -> ChildEffects? {
+    guard let childState = state[keyPath: toChildState.value] else { return nil }
+    return ChildEffects(keyPath: toChildState.value, id: childIdentity?(childState))
+  }
+
+  /// The watch that ends the effects of the child `child` when it is gone, whichever reducer
+  /// removed it.
+  private func watch(_ child: ChildEffects) -> ChildWatch {
+    let toChildState = UncheckedSendable(toChildState)
+    let childIdentity = childIdentity
+    return ChildWatch(
+      key: EffectID(child), state: Parent.State.self, whenGone: [.id(EffectID(child))]
+    ) {
+      state in
+      Self.identity(in: state.pointee, at: toChildState, childIdentity: childIdentity) == child
+        ? .unchanged : .gone([.id(EffectID(child))])
+    }
   }
 
   /// Identifies the effects of the child at one key path (scoped to the store, like all ids).

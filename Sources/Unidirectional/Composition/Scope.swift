@@ -114,11 +114,26 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
   /// ids of the composition inside it (its `forEach`, `ifLet` and stack ids) are scoped to that
   /// key path: two instances of one feature in a store (two panels of a split view) then keep
   /// their element effects apart. The ids the child's own code uses stay as they are.
+  ///
+  /// The watches of navigation children inside the child are lifted to the parent's state (see
+  /// `ChildWatch`): a parent that leaves the case, or replaces the child state, ends them.
   @usableFromInline
   func mapChildEffect(_ effect: Effect<Child.Action>) -> Effect<ParentAction> {
-    guard case .keyPath(let path) = state else { return effect.map(action.embed) }
-    return effect.mapping(
-      action.embed, compositionScope: EffectID(ScopeEffects(keyPath: path.keyPath)))
+    switch state {
+    case .keyPath(let path):
+      return effect.mapping(
+        action.embed, compositionScope: EffectID(ScopeEffects(keyPath: path.keyPath)),
+        lift: {
+          $0.lifted(from: Child.State.self) { (parent: ParentState) in parent[keyPath: path.keyPath]
+          }
+        })
+    case .casePath(let casePath):
+      return effect.mapping(
+        action.embed, compositionScope: nil,
+        lift: {
+          $0.lifted(from: Child.State.self) { (parent: ParentState) in casePath.extract(parent) }
+        })
+    }
   }
 
   @inlinable

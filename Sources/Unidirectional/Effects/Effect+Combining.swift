@@ -79,16 +79,18 @@ extension Effect {
   }
 
   /// `map`, for the effects of a navigation child when `child` gives one: its operations run
-  /// with `dismiss()` reaching the parent, and actions they send after the child is gone are
-  /// reported (see ``NavigationChild``). `child` is made only for an effect that is not `.none`
-  /// (a generic metadata look-up, on every action otherwise).
+  /// with `dismiss()` reaching the parent, and its ids are scoped (see ``NavigationChild``).
+  /// `child` is made only for an effect that is not `.none` (a generic metadata look-up, on
+  /// every action otherwise). `lift` lifts the watches of the child's own navigation children
+  /// to the parent's state (see ``ChildWatch``).
   func map<NewAction>(
     _ transform: @escaping @Sendable (Action) -> NewAction,
-    child: @autoclosure () -> NavigationChild<NewAction>?
+    child: @autoclosure () -> NavigationChild<NewAction>?,
+    lift: @escaping @Sendable (ChildWatch) -> ChildWatch?
   ) -> Effect<NewAction> {
     guard isNotNone else { return .none }
     let child = child()
-    return mapping(transform, child: child, ids: EffectIDScoping(child))
+    return mapping(transform, child: child, ids: EffectIDScoping(child), lift: lift)
   }
 
   /// `map`, for the effects of a child at one place of its parent (a `Scope`'s key path): the
@@ -97,15 +99,20 @@ extension Effect {
   /// and operations are mapped as by `map(_:)`.
   @usableFromInline
   func mapping<NewAction>(
-    _ transform: @escaping @Sendable (Action) -> NewAction, compositionScope: EffectID
+    _ transform: @escaping @Sendable (Action) -> NewAction, compositionScope: EffectID?,
+    lift: @escaping @Sendable (ChildWatch) -> ChildWatch?
   ) -> Effect<NewAction> {
     mapping(
-      transform, child: nil, ids: EffectIDScoping(scope: nil, compositionScope: compositionScope))
+      transform, child: nil, ids: EffectIDScoping(scope: nil, compositionScope: compositionScope),
+      lift: lift)
   }
 
+  /// - Parameter lift: Lifts a watch to the parent's state, or `nil` when the parent's state is
+  ///   the child's (`map(_:)`): watches then pass unchanged.
   private func mapping<NewAction>(
     _ transform: @escaping @Sendable (Action) -> NewAction,
-    child: NavigationChild<NewAction>?, ids: EffectIDScoping = EffectIDScoping()
+    child: NavigationChild<NewAction>?, ids: EffectIDScoping = EffectIDScoping(),
+    lift: (@Sendable (ChildWatch) -> ChildWatch?)? = nil
   ) -> Effect<NewAction> {
     switch operation {
     case .none:
@@ -114,16 +121,15 @@ extension Effect {
       return .send(transform(action))
     case .run(let run):
       let operation = run.operation
-      let (fileID, line) = (run.fileID, run.line)
       let operationMap: @Sendable (Send<NewAction>) async throws -> Void = { send in
-        let childSend = Self.send(send, transform, child: child, fileID: fileID, line: line)
+        let childSend = Self.send(send, transform)
         guard let child else { return try await operation(childSend) }
         try await child.run(parentSend: send) { try await operation(childSend) }
       }
       var handlerMap: (@Sendable (any Error, Send<NewAction>) async -> Void)?
       if let handler = run.handler {
         handlerMap = { error, send in
-          let childSend = Self.send(send, transform, child: child, fileID: fileID, line: line)
+          let childSend = Self.send(send, transform)
           guard let child else { return await handler(error, childSend) }
           await child.run(parentSend: send) { await handler(error, childSend) }
         }
@@ -139,15 +145,15 @@ extension Effect {
       return Effect<NewAction>(.run(mapped))
     case .merge(let effects):
       return Effect<NewAction>(
-        .merge(effects.map { $0.mapping(transform, child: child, ids: ids) }))
+        .merge(effects.map { $0.mapping(transform, child: child, ids: ids, lift: lift) }))
     case .concatenate(let effects):
       return Effect<NewAction>(
-        .concatenate(effects.map { $0.mapping(transform, child: child, ids: ids) }))
+        .concatenate(effects.map { $0.mapping(transform, child: child, ids: ids, lift: lift) }))
     case .cancellable(let id, let cancelInFlight, let effect):
       return Effect<NewAction>(
         .cancellable(
           id: ids.scoped(id), cancelInFlight: cancelInFlight,
-          effect.mapping(transform, child: child, ids: ids)))
+          effect.mapping(transform, child: child, ids: ids, lift: lift)))
     case .cancel(let id):
       return Effect<NewAction>(.cancel(id: ids.scoped(id)))
     case .issue(let issue):
@@ -155,38 +161,23 @@ extension Effect {
     case .cancelMatching(let predicate):
       // Its predicates match composition ids (`ChildEffectsID`s), which a composition scope
       // scopes too.
-      guard let scope = ids.scope ?? ids.compositionScope else {
-        return Effect<NewAction>(.cancelMatching(predicate))
-      }
-      return Effect<NewAction>(
-        .cancelMatching { id in
-          guard let scoped = id as? ScopedEffectID, scoped.scope == scope else { return false }
-          return predicate(scoped.id.base)
-        })
+      return Effect<NewAction>(.cancelMatching(ids.scoped(predicate)))
+    case .watch(let watch):
+      guard let lifted = lift.map({ $0(watch) }) ?? watch else { return .none }
+      return Effect<NewAction>(.watch(lifted.scoped(ids)))
     case .throttle(let id, let interval, let clock, let latest, let effect):
       return Effect<NewAction>(
         .throttle(
           id: ids.scoped(id), interval: interval, clock: clock, latest: latest,
-          effect.mapping(transform, child: child, ids: ids)))
+          effect.mapping(transform, child: child, ids: ids, lift: lift)))
     }
   }
 
-  /// The `Send` a mapped operation gets: it transforms actions and passes them to `send`.
-  /// Actions dropped from a cancelled task are reported if `child` is gone, or else passed on
-  /// to `send`'s own `dropped` (an enclosing navigation child may be the one that is gone).
+  /// The `Send` a mapped operation gets: it transforms actions and passes them to `send` (which
+  /// knows the effect task it belongs to, and so the children it runs for).
   private static func send<NewAction>(
-    _ send: Send<NewAction>, _ transform: @escaping @Sendable (Action) -> NewAction,
-    child: NavigationChild<NewAction>?, fileID: String, line: UInt
+    _ send: Send<NewAction>, _ transform: @escaping @Sendable (Action) -> NewAction
   ) -> Send<Action> {
-    let deliver: @Sendable (Action) -> StoreTask = { send.deliver(transform($0)) }
-    let parentDropped = send.dropped
-    // No closure to allocate on the plain path (no navigation child anywhere above).
-    guard child != nil || parentDropped != nil else { return Send(deliver: deliver) }
-    return Send(
-      deliver: deliver,
-      dropped: { action in
-        if let child, child.reportIfGone(action, fileID: fileID, line: line) { return }
-        parentDropped?(transform(action))
-      })
+    Send(deliver: { send.deliver(transform($0)) }, origin: send.origin)
   }
 }

@@ -3,7 +3,7 @@ extension Effect {
   /// Whether the effect is made only of parts that complete synchronously.
   var isSynchronous: Bool {
     switch operation {
-    case .none, .send, .cancel, .issue, .cancelMatching: true
+    case .none, .send, .cancel, .issue, .cancelMatching, .watch: true
     case .throttle: false
     case .run: false
     case .merge(let effects), .concatenate(let effects): effects.allSatisfy(\.isSynchronous)

@@ -33,6 +33,8 @@ public struct Effect<Action> {
     /// Runs `effect` at most once per `interval` per id (see `throttle(id:for:clock:latest:)`).
     case throttle(
       id: EffectID, interval: Duration, clock: any Clock<Duration>, latest: Bool, Effect)
+    /// Has the store watch a navigation child with effects from now on (see `ChildWatch`).
+    case watch(ChildWatch)
   }
 
   @usableFromInline

@@ -82,18 +82,24 @@ final class EffectActivity: Sendable {
   }
 }
 
-/// The effect task an action was sent from, so that the store can drop the action if that task
-/// was cancelled while the action waited in the queue (see `Store.drainPending`).
+/// The effect task an action was sent from, bound into the `Send` its effect was given when the
+/// task started (not read from a task-local when the `Send` is called), so that the store can
+/// drop the action if that task was cancelled while the action waited in the queue (see
+/// `Store.drainPending`), or if the child it ran for is gone.
 @usableFromInline
 struct EffectOrigin: Sendable {
   /// The task's number in its `EffectRuntime`.
   @usableFromInline let task: UInt64
-  /// The task registered under a `ChildEffectsID` this task runs for (itself, or the task whose
-  /// nested `.cancellable` started it), if any: if that task was cancelled through the child's
-  /// id, the child is gone and a dropped action is reported.
-  @usableFromInline let childTask: UInt64?
+  /// The lives of the navigation children the task runs for (the children whose ids it was
+  /// started under, and those of the task that started it), innermost last.
+  @usableFromInline let children: [ChildLifetime]
   /// Where the task's effect was created (a `.run`'s call site), if known, for reports.
   @usableFromInline let site: EffectSite?
+
+  /// Whether a child the task runs for is gone.
+  var childIsGone: Bool {
+    children.contains { $0.hasEnded }
+  }
 }
 
 /// Where an effect was created.

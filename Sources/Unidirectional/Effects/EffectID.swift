@@ -21,6 +21,27 @@ struct EffectID: Hashable, Sendable {
   }
 }
 
+extension EffectID {
+  /// The `Identifiable` id of `value`, as an id, if `value` is `Identifiable`; `nil` otherwise.
+  /// (A conformance look-up: for reducers that ask once or twice per action.)
+  static func identity(of value: Any) -> EffectID? {
+    guard let identifiable = value as? any Identifiable else { return nil }
+    return identity(ofIdentifiable: identifiable)
+  }
+
+  private static func identity<Value: Identifiable>(ofIdentifiable value: Value) -> EffectID {
+    EffectID(DynamicID(value: AnyHashable(value.id)))
+  }
+}
+
+/// An `Identifiable` id found at run time, whose type's sendability cannot be asked then.
+// Safe: the id is a copy read out of a store's state (whose type is `Sendable`), and is only
+// hashed and compared, never mutated; an id type with shared mutable state would be the
+// exception this cannot rule out.
+private struct DynamicID: Hashable, @unchecked Sendable {
+  let value: AnyHashable
+}
+
 /// A cancellation id under which a child feature's effects run (an `ifLet` child, a `forEach`
 /// element): once the child is gone, its effects are cancelled, and an action one of them sent
 /// that was still waiting to be reduced is dropped and reported, never given to a new child.

@@ -1,6 +1,5 @@
 /// What code running inside an effect may ask of the effect runtime of its store, without
-/// knowing the store's action type: `Task.cancel(id:)`, `withTaskCancellation`, and the reports
-/// of navigation children (``NavigationChild``).
+/// knowing the store's action type: `Task.cancel(id:)`, `withTaskCancellation`.
 ///
 /// An effect finds its runtime through ``EffectActivity/current``, the task-local every effect
 /// task (and the child tasks it creates) runs with, so nothing is bound per effect for this.
@@ -10,10 +9,6 @@ protocol EffectRuntimeControls: AnyObject, Sendable {
 
   /// Cancels every running task registered under `id`.
   func cancel(id: EffectID)
-
-  /// Whether the child feature the effect task `origin` runs for was dismissed: its effects
-  /// were cancelled through the child's id (`ChildEffectsID`).
-  func childWasDismissed(_ origin: EffectOrigin) -> Bool
 
   /// Runs `operation` in a task registered under `id`, and waits for it.
   ///

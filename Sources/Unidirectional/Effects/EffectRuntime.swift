@@ -1,3 +1,5 @@
+import Synchronization
+
 // Over 300 lines on purpose: one lock-guarded state machine (`Storage`) that every section
 // below changes (start, run, throttle, cancel); its state stays `private` to this file.
 
@@ -20,8 +22,14 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     /// Open throttle windows by id, with the effect waiting for the window's end, if any.
     var throttleWindows: [EffectID: Effect<Action>?] = [:]
     var isShutDown = false
-    /// Running tasks cancelled through a `ChildEffectsID`: their child is gone.
-    var dismissedChildTasks: Set<UInt64> = []
+    /// The lives of the navigation children whose ids tasks were started under, until the id is
+    /// cancelled (the child is gone). An entry outlives its tasks: a `Send` a child's effect
+    /// handed to an untracked task holds its life, and a later child with an equal id must not
+    /// share it.
+    var lifetimes: [EffectID: ChildLifetime] = [:]
+    /// How to tell, after an action, which navigation children with effects are gone (see
+    /// `ChildWatch`), by key.
+    var watches: [EffectID: ChildWatch] = [:]
   }
 
   private let storage = Locked(Storage())
@@ -51,12 +59,23 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// Where failures go.
   let reportIssue: @Sendable (StoreIssue) -> Void
 
-  /// - Parameter executor: The executor effect tasks prefer; `nil` for the global one.
+  /// The store's state type: the only one whose watches the store can check.
+  let rootStateType: ObjectIdentifier
+
+  /// The number of watches kept, read without the lock after every action.
+  @usableFromInline let watchCount = Atomic<Int>(0)
+
+  /// - Parameters:
+  ///   - executor: The executor effect tasks prefer; `nil` for the global one.
+  ///   - rootState: The store's state type.
+  ///   - reportIssue: Where failures go.
   @usableFromInline
   init(
-    executor: (any TaskExecutor)? = nil, reportIssue: @escaping @Sendable (StoreIssue) -> Void
+    executor: (any TaskExecutor)? = nil, rootState: Any.Type,
+    reportIssue: @escaping @Sendable (StoreIssue) -> Void
   ) {
     self.executor = executor
+    self.rootStateType = ObjectIdentifier(rootState)
     self.reportIssue = reportIssue
     self.testExecutor = executor as? TestExecutor
     self.activity = EffectActivity(testExecutor: testExecutor)
@@ -72,23 +91,24 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     self.deliver.withLock { $0 = Delivery(send: deliver) }
   }
 
-  /// The `Send` effects of this store use.
-  var send: Send<Action> {
-    Send(deliver: { [self] action in
-      deliver.withLock { $0 }?.send(action, activity.currentOrigin) ?? .none
-    })
+  /// The `Send` the effect task `origin` gives its operation: the origin travels with it, so
+  /// that wherever it is called from (an unstructured task, a Dispatch queue), an action of a
+  /// child that is gone is dropped, and reported unless the calling task was cancelled.
+  func send(from origin: EffectOrigin) -> Send<Action> {
+    Send(
+      deliver: { [self] action in
+        // `Send` reported it if the child was gone when it was called; gone since, it is
+        // dropped in silence (it was sent while its child was there).
+        guard !origin.childIsGone else { return .none }
+        return deliver.withLock { $0 }?.send(action, origin) ?? .none
+      },
+      origin: SendOrigin(task: origin, reportIssue: reportIssue))
   }
 
   /// Whether the effect task `origin` names was cancelled and is still running (it may be
   /// waiting for an action it sent).
   func wasCancelled(_ origin: EffectOrigin) -> Bool {
     storage.withLock { $0.running[origin.task]?.isCancelled ?? false }
-  }
-
-  /// Whether the child the effect task `origin` names runs for was dismissed.
-  func childWasDismissed(_ origin: EffectOrigin) -> Bool {
-    guard let child = origin.childTask else { return false }
-    return storage.withLock { $0.dismissedChildTasks.contains(child) }
   }
 
   /// The number of effect tasks still running.
@@ -142,11 +162,11 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// the effect started finds it, however deeply the id is nested (a child feature's id inside
   /// the id `forEach` gives each element).
   ///
-  /// - Parameter isNested: Whether the tasks started here are waited for by an effect task
-  ///   (started from inside an effect).
+  /// - Parameter parent: The effect task that waits for the tasks started here, if they are
+  ///   started from inside an effect.
   private func startSynchronously(
     _ effect: Effect<Action>, cancelIDs: [EffectID] = [], tasks: inout [Task<Void, Never>],
-    isNested: Bool = false
+    parent: EffectOrigin? = nil
   ) {
     switch effect.operation {
     case .none:
@@ -159,72 +179,86 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       reportIssue(issue)
     case .cancelMatching(let predicate):
       cancel(where: predicate)
+    case .watch(let watch):
+      register(watch)
     case .throttle(let id, let interval, let clock, let latest, let inner):
       startThrottled(
         inner, id: id, interval: interval, clock: clock, latest: latest, cancelIDs: cancelIDs,
-        tasks: &tasks, isNested: isNested)
+        tasks: &tasks, parent: parent)
     case .merge(let effects):
       for effect in effects {
-        startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks, isNested: isNested)
+        startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks, parent: parent)
       }
     case .concatenate(let effects):
       if effects.allSatisfy(\.isSynchronous) {
         for effect in effects {
-          startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks, isNested: isNested)
+          startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks, parent: parent)
         }
       } else if let task = spawn(
-        cancelIDs: cancelIDs, priority: nil, isNested: isNested, { await self.perform(effect) })
+        cancelIDs: cancelIDs, priority: nil, parent: parent,
+        { await self.perform(effect, origin: $0) })
       {
         tasks.append(task)
       }
     case .run(let run):
       if let task = spawn(
-        cancelIDs: cancelIDs, priority: run.priority, isNested: isNested, site: effect.site,
-        { await self.perform(run) })
+        cancelIDs: cancelIDs, priority: run.priority, parent: parent, site: effect.site,
+        { await self.perform(run, origin: $0) })
       {
         tasks.append(task)
       }
     case .cancellable(let id, let cancelInFlight, let inner):
       if cancelInFlight { cancel(id: id) }
-      startSynchronously(inner, cancelIDs: cancelIDs + [id], tasks: &tasks, isNested: isNested)
+      startSynchronously(inner, cancelIDs: cancelIDs + [id], tasks: &tasks, parent: parent)
     }
   }
 
   /// Starts a tracked task registered under `cancelIDs`, or returns `nil` if the store is gone.
   ///
-  /// - Parameter isNested: Whether an effect task will wait for this one (it was started from
-  ///   inside an effect).
+  /// - Parameters:
+  ///   - parent: The effect task that will wait for this one, if it is started from inside an
+  ///     effect: this one runs for the children that one runs for.
+  ///   - operation: The task's work, given the task's origin (which the `Send`s it makes carry).
   private func spawn(
     cancelIDs: [EffectID],
     priority: TaskPriority?,
-    isNested: Bool = false,
+    parent: EffectOrigin?,
     site: EffectSite? = nil,
-    _ operation: @escaping @Sendable () async -> Void
+    _ operation: @escaping @Sendable (EffectOrigin) async -> Void
   ) -> Task<Void, Never>? {
     storage.withLock { storage in
       guard !storage.isShutDown else { return nil }
       let taskID = storage.nextTaskID
       storage.nextTaskID += 1
-      // Created under the lock so that the task cannot finish (and unregister) before it is
-      // registered; its `finished` call waits for this lock.
-      // A task inside a child's effects (a nested `.cancellable`) runs for the child too.
-      // Only a task started from inside an effect task (`isNested`) runs for that task's child: a
+      // A task inside a child's effects (a nested `.cancellable`) runs for the child too. Only a
+      // task started from inside an effect task (`parent`) runs for that task's children: a
       // top-level effect started while reducing on an effect's task is not the child's.
-      let inherited = isNested ? activity.currentOrigin : nil
-      let origin = EffectOrigin(
-        task: taskID,
-        childTask: cancelIDs.contains(where: \.isChildEffects)
-          ? taskID : inherited?.childTask,
-        site: site ?? inherited?.site)
+      var children = parent?.children ?? []
+      for id in cancelIDs where id.isChildEffects {
+        if let lifetime = storage.lifetimes[id] {
+          children.append(lifetime)
+        } else {
+          let lifetime = ChildLifetime()
+          storage.lifetimes[id] = lifetime
+          children.append(lifetime)
+        }
+      }
+      let origin = EffectOrigin(task: taskID, children: children, site: site ?? parent?.site)
       // A top-level effect started on a child's effect task is not the child's (see
-      // `NavigationContext`); one started from inside an effect (`isNested`) is.
-      let operation =
-        !isNested && NavigationContext.isInsideChild
-        ? NavigationContext.outsideChildren(operation) : operation
+      // `NavigationContext`); one started from inside an effect (`parent`) is.
+      let isInsideChild = parent == nil && NavigationContext.isInsideChild
       // Counted before it exists, so that its end never comes before its beginning.
       activity.taskBegan()
+      // Created under the lock so that the task cannot finish (and unregister) before it is
+      // registered; its `finished` call waits for this lock.
       let task = makeTask(priority: priority) {
-        await self.activity.run(origin: origin, operation)
+        if isInsideChild {
+          await NavigationContext.outsideChildren {
+            await self.activity.run(origin: origin) { await operation(origin) }
+          }()
+        } else {
+          await self.activity.run(origin: origin) { await operation(origin) }
+        }
         self.finished(taskID, cancelIDs: cancelIDs)
         self.activity.taskEnded()
       }
@@ -237,7 +271,6 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   private func finished(_ taskID: UInt64, cancelIDs: [EffectID]) {
     storage.withLock { storage in
       storage.running[taskID] = nil
-      storage.dismissedChildTasks.remove(taskID)
       for cancelID in cancelIDs {
         guard var ids = storage.tasksByCancelID[cancelID] else { continue }
         ids.remove(taskID)
@@ -248,29 +281,27 @@ final class EffectRuntime<Action: Sendable>: Sendable {
 
   // MARK: Running
 
-  /// Runs an effect to completion inside a task.
-  private func perform(_ effect: Effect<Action>) async {
+  /// Runs an effect to completion inside the effect task `origin`.
+  private func perform(_ effect: Effect<Action>, origin: EffectOrigin) async {
     switch effect.operation {
     case .none:
       return
     case .send(let action):
-      await send(action)
-    case .cancel, .issue, .cancelMatching, .throttle:
+      await send(from: origin)(action)
+    case .cancel, .issue, .cancelMatching, .throttle, .watch:
       // Started as at the top level; wait for the tasks they start, if any.
       var tasks: [Task<Void, Never>] = []
-      startSynchronously(effect, tasks: &tasks, isNested: true)
+      startSynchronously(effect, tasks: &tasks, parent: origin)
       await awaitAll(tasks)
     case .run(let run):
-      await perform(run)
+      await perform(run, origin: origin)
     case .merge(let effects):
       await withTaskGroup(of: Void.self) { group in
         for effect in effects {
-          let current = activity.currentOrigin
-          let origin = EffectOrigin(
-            task: current?.task ?? 0, childTask: current?.childTask,
-            site: effect.site ?? current?.site)
+          let part = EffectOrigin(
+            task: origin.task, children: origin.children, site: effect.site ?? origin.site)
           group.addTask {
-            await self.activity.run(origin: origin) { await self.perform(effect) }
+            await self.activity.run(origin: part) { await self.perform(effect, origin: part) }
           }
         }
         await group.waitForAll()
@@ -278,14 +309,14 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     case .concatenate(let effects):
       for effect in effects {
         guard !Task.isCancelled else { return }
-        await perform(effect)
+        await perform(effect, origin: origin)
       }
     case .cancellable(let id, let cancelInFlight, let inner):
       if cancelInFlight { cancel(id: id) }
       guard
         let task = spawn(
-          cancelIDs: [id], priority: inner.priority, isNested: true, site: inner.site,
-          { await self.perform(inner) })
+          cancelIDs: [id], priority: inner.priority, parent: origin, site: inner.site,
+          { await self.perform(inner, origin: $0) })
       else { return }
       await awaitAll([task])
     }
@@ -301,7 +332,8 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     }
   }
 
-  private func perform(_ run: Effect<Action>.Run) async {
+  private func perform(_ run: Effect<Action>.Run, origin: EffectOrigin) async {
+    let send = send(from: origin)
     // The dependencies in force where the effect was created (a `withDependencies` scope inside
     // a reducer), when they may differ from the ones this task inherited.
     if let dependencies = run.dependencies {
@@ -331,7 +363,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// latest, or the first if `latest` is false) to run when the window ends.
   private func startThrottled(
     _ effect: Effect<Action>, id: EffectID, interval: Duration, clock: any Clock<Duration>,
-    latest: Bool, cancelIDs: [EffectID], tasks: inout [Task<Void, Never>], isNested: Bool
+    latest: Bool, cancelIDs: [EffectID], tasks: inout [Task<Void, Never>], parent: EffectOrigin?
   ) {
     let opensWindow = storage.withLock { storage -> Bool in
       guard let pending = storage.throttleWindows[id] else {
@@ -342,17 +374,18 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       return false
     }
     guard opensWindow else { return }
-    startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks, isNested: isNested)
-    let window = spawn(cancelIDs: cancelIDs + [id], priority: nil, isNested: isNested) {
-      await self.runThrottleWindow(id: id, interval: interval, clock: clock)
+    startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks, parent: parent)
+    let window = spawn(cancelIDs: cancelIDs + [id], priority: nil, parent: parent) { origin in
+      await self.runThrottleWindow(id: id, interval: interval, clock: clock, origin: origin)
     }
     if let window { tasks.append(window) }
   }
 
   /// Waits out throttle windows, running the effect kept for each window's end, until a window
   /// ends with nothing kept. Cancelling the id closes the window and drops what was kept.
-  private func runThrottleWindow(id: EffectID, interval: Duration, clock: any Clock<Duration>) async
-  {
+  private func runThrottleWindow(
+    id: EffectID, interval: Duration, clock: any Clock<Duration>, origin: EffectOrigin
+  ) async {
     while true {
       do {
         try await clock.sleep(for: interval)
@@ -370,35 +403,40 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       }
       guard let next else { return }
       var tasks: [Task<Void, Never>] = []
-      startSynchronously(next, tasks: &tasks, isNested: true)
+      startSynchronously(next, tasks: &tasks, parent: origin)
       await awaitAll(tasks)
     }
   }
 
   // MARK: Cancelling
 
-  /// Cancels every running task started under `id`.
+  /// Cancels every running task started under `id`; if `id` is a child's, the child is gone.
   func cancel(id: EffectID) {
-    let tasks = storage.withLock { storage in
+    let (tasks, lifetime) = storage.withLock { storage in
       let ids = storage.tasksByCancelID.removeValue(forKey: id) ?? []
-      if id.isChildEffects { storage.dismissedChildTasks.formUnion(ids) }
-      return ids.compactMap { storage.running[$0] }
+      let lifetime = id.isChildEffects ? storage.lifetimes.removeValue(forKey: id) : nil
+      return (ids.compactMap { storage.running[$0] }, lifetime)
     }
-    // Outside the lock: cancellation handlers run synchronously and may call back in.
+    // Outside the lock: cancellation handlers run synchronously and may call back in. The child
+    // ends after its tasks are cancelled (see `ChildLifetime.end()`).
     for task in tasks { task.cancel() }
+    lifetime?.end()
   }
 
-  /// Cancels every running task whose cancellation id satisfies `predicate`.
+  /// Cancels every running task whose cancellation id satisfies `predicate`; the children whose
+  /// ids satisfy it are gone.
   func cancel(where predicate: @Sendable (any Hashable & Sendable) -> Bool) {
-    let tasks = storage.withLock { storage in
+    let (tasks, lifetimes) = storage.withLock { storage in
       let ids = storage.tasksByCancelID.keys.filter { predicate($0.base) }
-      return ids.flatMap { id in
-        let tasks = storage.tasksByCancelID.removeValue(forKey: id) ?? []
-        if id.isChildEffects { storage.dismissedChildTasks.formUnion(tasks) }
-        return tasks.compactMap { storage.running[$0] }
+      let tasks = ids.flatMap { id in
+        (storage.tasksByCancelID.removeValue(forKey: id) ?? []).compactMap { storage.running[$0] }
       }
+      // Only child ids have lives, and `forEach`'s predicates match child ids only.
+      let ended = storage.lifetimes.keys.filter { predicate($0.base) }
+      return (tasks, ended.compactMap { storage.lifetimes.removeValue(forKey: $0) })
     }
     for task in tasks { task.cancel() }
+    for lifetime in lifetimes { lifetime.end() }
   }
 
   /// Cancels every running effect task.
@@ -416,10 +454,60 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     let tasks = storage.withLock { storage in
       storage.isShutDown = true
       storage.tasksByCancelID = [:]
+      storage.watches = [:]
       return Array(storage.running.values)
     }
+    watchCount.store(0, ordering: .relaxed)
     deliver.withLock { $0 = nil }
     for task in tasks { task.cancel() }
+  }
+
+  // MARK: Watching navigation children (see ChildWatch)
+
+  /// Whether any navigation child with effects is watched: a store checks its watches after an
+  /// action only then.
+  @inlinable
+  var hasWatches: Bool {
+    watchCount.load(ordering: .relaxed) > 0
+  }
+
+  /// Keeps `watch` until it says its child is gone, unless one with its key is kept already
+  /// (that one knows the state since it was kept). A watch of another state than the store's
+  /// was not lifted to the root by the reducers above it (a reducer that scopes by hand):
+  /// nothing can check it, and its child's effects end only by the reducer around it.
+  private func register(_ watch: ChildWatch) {
+    guard watch.stateType == rootStateType else { return }
+    storage.withLock { storage in
+      guard storage.watches[watch.key] == nil else { return }
+      storage.watches[watch.key] = watch
+      watchCount.store(storage.watches.count, ordering: .relaxed)
+    }
+  }
+
+  /// After an action, on the store's owner: asks every watch about the committed root state at
+  /// `state`, and cancels the effects of the children that are gone, whichever reducer removed
+  /// them. O(watches); a watch of a `forEach` looks at the rows only if they may have lost some.
+  @usableFromInline
+  func checkWatches(_ state: UnsafeRawPointer) {
+    let cancellations = storage.withLock { storage -> [ChildWatch.Cancellation] in
+      var cancellations: [ChildWatch.Cancellation] = []
+      var finished: [EffectID] = []
+      for (key, watch) in storage.watches {
+        let verdict = watch.check(state)
+        cancellations += verdict.cancellations
+        if verdict.isFinished { finished.append(key) }
+      }
+      guard !finished.isEmpty else { return cancellations }
+      for key in finished { storage.watches[key] = nil }
+      watchCount.store(storage.watches.count, ordering: .relaxed)
+      return cancellations
+    }
+    for cancellation in cancellations {
+      switch cancellation {
+      case .id(let id): cancel(id: id)
+      case .matching(let predicate): cancel(where: predicate)
+      }
+    }
   }
 
   // MARK: Acting from inside effects (see EffectRuntime+TaskCancellation.swift)
@@ -432,7 +520,10 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     id: EffectID, cancelInFlight: Bool, _ operation: @escaping @Sendable () async -> Void
   ) async -> Bool {
     if cancelInFlight { cancel(id: id) }
-    guard let task = spawn(cancelIDs: [id], priority: nil, isNested: true, operation) else {
+    let parent = activity.currentOrigin
+    guard
+      let task = spawn(cancelIDs: [id], priority: nil, parent: parent, { _ in await operation() })
+    else {
       return false
     }
     await awaitAll([task])

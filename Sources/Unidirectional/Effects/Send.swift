@@ -11,16 +11,20 @@
 /// `await send(action)` returns once the store has reduced the action, so when an effect ends,
 /// the actions it sent are in the state: after ``StoreTask/finish()``, reading the store shows
 /// them. Sending from a cancelled task does nothing: effects that were cancelled cannot change
-/// state. (If the effect belonged to a navigation child that was dismissed, popped or replaced,
-/// the dropped action is also reported: see
-/// ``StoreIssue/Kind/actionFromDismissedChild(action:)``.)
+/// state.
+///
+/// A `Send` knows the effect it was given to, wherever it is called from (an unstructured
+/// `Task`, a Dispatch queue, a C callback). If that effect belonged to a navigation child that
+/// is gone (dismissed, popped, removed or replaced), the action is dropped, and, unless the
+/// calling task was cancelled with the child, reported: see
+/// ``StoreIssue/Kind/actionFromDismissedChild(action:)``.
 public struct Send<Action>: Sendable {
   /// Hands an action to the store and says how to wait for its reduction.
   let deliver: @Sendable (Action) -> StoreTask
 
-  /// Told of an action sent from a cancelled task, which is dropped: navigation reducers report
-  /// actions from the effects of a child that was dismissed (see `Effect.map(_:child:)`).
-  let dropped: (@Sendable (Action) -> Void)?
+  /// The effect task the store gave this `Send` to (through any mapping), if the store made it:
+  /// how a call knows that the child that effect ran for is gone.
+  let origin: SendOrigin?
 
   /// Creates a `Send` that passes actions to `send`.
   ///
@@ -33,16 +37,13 @@ public struct Send<Action>: Sendable {
       send(action)
       return .none
     }
-    self.dropped = nil
+    self.origin = nil
   }
 
   /// Creates a `Send` whose calls wait for the task `deliver` returns to be reduced.
-  init(
-    deliver: @escaping @Sendable (Action) -> StoreTask,
-    dropped: (@Sendable (Action) -> Void)? = nil
-  ) {
+  init(deliver: @escaping @Sendable (Action) -> StoreTask, origin: SendOrigin?) {
     self.deliver = deliver
-    self.dropped = dropped
+    self.origin = origin
   }
 
   /// Sends an action to the store, unless the current task is cancelled, and returns once it is
@@ -54,10 +55,28 @@ public struct Send<Action>: Sendable {
   ///
   /// - Parameter action: The action to send.
   public func callAsFunction(_ action: Action) async {
-    guard !Task.isCancelled else {
-      dropped?(action)
+    guard !Task.isCancelled else { return }
+    if let origin, origin.task.childIsGone {
+      origin.reportDropped(action)
       return
     }
     await deliver(action).waitUntilReduced()
+  }
+}
+
+/// The effect task a store gave a `Send` to, and where that store's issues go.
+struct SendOrigin: Sendable {
+  let task: EffectOrigin
+  let reportIssue: @Sendable (StoreIssue) -> Void
+
+  /// Reports `action`, sent by a task that was not cancelled after the child its effect ran for
+  /// was gone (a task the store does not track, a callback): a leak in the feature, reported
+  /// where the effect was made. (A task cancelled with the child stays silent, as TCA's `Send`
+  /// does.)
+  func reportDropped(_ action: Any) {
+    reportIssue(
+      StoreIssue(
+        kind: .actionFromDismissedChild(action: ValueDump.line(action)),
+        fileID: task.site?.fileID ?? "an unknown file", line: task.site?.line ?? 0))
   }
 }

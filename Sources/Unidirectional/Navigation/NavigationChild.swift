@@ -4,13 +4,10 @@
 /// - `dismiss()` in the child's effects sends the parent `dismissAction`, through the parent's
 ///   `Send`, which only this mapping layer holds: hence a task-local installed around the
 ///   child's operations, rather than a dependency value the reducer could set.
-/// - An action the child's effects send after the child is gone (its effects cancelled because
-///   it was dismissed, popped or replaced) is reported, not dropped in silence: it is a bug in
-///   the child (an effect that does not stop when cancelled), and TCA users expect to hear of
-///   it. Effects cancelled otherwise (`.cancel(id:)`, a cancelled `StoreTask`) still drop their
-///   actions silently. "Gone" is decided by the runtime: the child's effects were cancelled
-///   through its `ChildEffectsID` (the same rule drops, and reports, such an action that was
-///   still waiting in the store's queue; see `Store.drainPending`).
+/// - Its ids are scoped to the child (`scope`, `compositionScope`).
+///
+/// Actions the child's effects send after the child is gone are dropped by the `Send` their task
+/// was given, which knows the child's life (see `ChildLifetime`).
 struct NavigationChild<ParentAction>: Sendable {
   /// The child's identity, which the cancellation ids its effects use are scoped to (a
   /// presented child's, a stack element's; see `ScopedEffectID`), or `nil` to leave them as
@@ -47,24 +44,6 @@ struct NavigationChild<ParentAction>: Sendable {
     guard let dismissAction else { return try await operation() }
     let handler = DismissEffect.Handler { await parentSend(dismissAction()) }
     try await DismissEffect.$handler.withValue(handler, operation: operation)
-  }
-
-  /// Reports `action`, dropped from a cancelled task of the child's effects, if the child is
-  /// gone.
-  ///
-  /// - Parameters:
-  ///   - fileID: Where the effect that sent it was created.
-  ///   - line: The line in `fileID`.
-  /// - Returns: Whether it reported.
-  func reportIfGone(_ action: Any, fileID: String, line: UInt) -> Bool {
-    guard let context = EffectActivity.current, let runtime = context.activity.runtime.value,
-      runtime.childWasDismissed(context.origin)
-    else { return false }
-    runtime.reportIssue(
-      StoreIssue(
-        kind: .actionFromDismissedChild(action: ValueDump.line(action)), fileID: fileID,
-        line: line))
-    return true
   }
 }
 

@@ -121,17 +121,33 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
 
   /// A destination's effect that is not `.none`, mapped to parent actions, with `dismiss()`
   /// reaching the parent, and cancellable with the presentation.
+  ///
+  /// The store watches the presentation from then on (see `ChildWatch`): whichever reducer ends
+  /// it, its effects end with that action.
   @usableFromInline
   func mapDestinationEffect(_ effect: Effect<Destination.Action>, presentation id: UInt64)
     -> Effect<Parent.Action>
   {
     let embed = toPresentationAction.embed
     let effects = Effects(keyPath: toPresentation, presentation: id)
+    let toPresentation = UncheckedSendable(toPresentation)
     return effect.map(
       { embed(.presented($0)) },
-      child: NavigationChild(scope: EffectID(effects), dismissAction: { embed(.dismiss) })
+      child: NavigationChild(scope: EffectID(effects), dismissAction: { embed(.dismiss) }),
+      lift: {
+        $0.lifted(from: Destination.State.self) { (parent: Parent.State) in
+          parent[keyPath: toPresentation.value].wrappedValue
+        }
+      }
     )
     .cancellable(id: effects)
+    .watching(
+      ChildWatch(
+        key: EffectID(effects), state: Parent.State.self, whenGone: [.id(EffectID(effects))]
+      ) { state in
+        state.pointee[keyPath: toPresentation.value].presentationID == id
+          ? .unchanged : .gone([.id(EffectID(effects))])
+      })
   }
 
   @usableFromInline

@@ -183,21 +183,36 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
   }
 
   /// An element's effect that is not `.none`, mapped to parent actions, with `dismiss()`
-  /// popping the element, and cancellable with it.
+  /// popping the element, and cancellable with it. The store watches the element from then on
+  /// (see `ChildWatch`): whichever reducer pops it, its effects end with that action.
   @usableFromInline
   func mapElementEffect(_ effect: Effect<Destination.Action>, id: StackElementID, stack: UInt64)
     -> Effect<Parent.Action>
   {
     let embed = toStackAction.embed
     let effects = Effects(keyPath: toStack, stack: stack, id: id)
+    let toStack = UncheckedSendable(toStack)
     return
       effect
       .map(
         { embed(.element(id: id, action: $0)) },
         child: NavigationChild(
-          scope: EffectID(effects), dismissAction: { embed(.popFrom(id: id)) })
+          scope: EffectID(effects), dismissAction: { embed(.popFrom(id: id)) }),
+        lift: {
+          $0.lifted(from: Destination.State.self) { (parent: Parent.State) in
+            parent[keyPath: toStack.value][id: id]
+          }
+        }
       )
       .cancellable(id: effects)
+      .watching(
+        ChildWatch(
+          key: EffectID(effects), state: Parent.State.self, whenGone: [.id(EffectID(effects))]
+        ) { state in
+          let elements = state.pointee[keyPath: toStack.value]
+          return elements.identity == stack && elements.index(id: id) != nil
+            ? .unchanged : .gone([.id(EffectID(effects))])
+        })
   }
 
   /// A push's id must not have been used: reports it if it was (the push is then ignored).

@@ -27,7 +27,9 @@ extension Store {
   @inlinable
   func reduceOwned(_ action: Action) -> Task<Void, Never>? {
     let effect = reduce(action)
-    if case .none = effect.operation, graph.isEmpty, gate.tryEndReducingAndRelease() {
+    if case .none = effect.operation, graph.isEmpty, !effects.hasWatches,
+      gate.tryEndReducingAndRelease()
+    {
       // Nothing to do after the commit, and nothing was queued: the store is idle again.
       return nil
     }
@@ -109,6 +111,9 @@ extension Store {
       // Tasks inherit the task-locals in force where they are created.
       task = withStoreDependencies { effects.start(effect) }
     }
+    // After the effects started (a child's new effects end with it too): the navigation
+    // children that are gone, whichever reducer removed them (see `ChildWatch`).
+    if effects.hasWatches { effects.checkWatches(UnsafeRawPointer(statePointer)) }
     switch changes.observers {
     case .none:
       break
@@ -167,18 +172,12 @@ extension Store {
         return
       case .requests(let requests):
         carryOut(requests)
-      case .action(let next) where next.origin.map(effects.wasCancelled) == true:
-        // Its effect was cancelled while it waited: effects that were cancelled cannot change
-        // state (a dismissed child's effect must not reach the child presented after it).
-        // Asked before the sender resumes: once it ends, the runtime forgets it.
-        let childWasDismissed = next.origin.map(effects.childWasDismissed) == true
+      case .action(let next)
+      where next.origin.map { $0.childIsGone || effects.wasCancelled($0) } == true:
+        // Its effect was cancelled, or its child went away, while it waited: effects that were
+        // cancelled cannot change state (a dismissed child's effect must not reach the child
+        // presented after it). Dropped in silence: it was sent while its effect could.
         next.pending.resolve(nil)
-        if childWasDismissed, let origin = next.origin {
-          effects.reportIssue(
-            StoreIssue(
-              kind: .actionFromDismissedChild(action: ValueDump.line(next.action)),
-              fileID: origin.site?.fileID ?? "an unknown file", line: origin.site?.line ?? 0))
-        }
       case .action(let next):
         let task: Task<Void, Never>?
         if !isIntercepted {

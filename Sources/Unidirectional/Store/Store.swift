@@ -234,7 +234,8 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     self.dependencies = DependencyValues.current
     self.dependencyBinding =
       dependencyBinding ?? (dependencies.isDefault ? .whenOverridden : .always)
-    self.effects = EffectRuntime(executor: effectExecutor, reportIssue: onIssue)
+    self.effects = EffectRuntime(
+      executor: effectExecutor, rootState: State.self, reportIssue: onIssue)
     if let testExecutor = effectExecutor as? TestExecutor {
       for case let clock as TestClock in dependencies.overriddenValues {
         clock.attach(testExecutor)
@@ -261,7 +262,8 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     self.reducer = { _, _ in .none }
     self.dependencies = DependencyValues.current
     self.dependencyBinding = .never
-    self.effects = EffectRuntime(reportIssue: StoreIssue.printToStandardError)
+    self.effects = EffectRuntime(
+      rootState: State.self, reportIssue: StoreIssue.printToStandardError)
     self.drainRecorder = AccessRecorder(store: ObjectIdentifier(Self.self), isOwning: true)
     self.interceptors = []
     self.isIntercepted = false

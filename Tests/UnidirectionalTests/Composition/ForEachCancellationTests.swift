@@ -263,17 +263,23 @@ struct ComputedTabs: Reducer {
     #expect(issues.values.isEmpty, "issues: \(issues.values)")
   }
 
-  /// One `Scope` through a computed key path reaches another tab's panel after a selection:
-  /// an addition there must not cancel the first tab's row effects.
-  @Test func addingARowToAnotherTabKeepsTheFirstTabsRowEffects() async {
+  /// One `Scope` through a computed key path reaches another tab's panel after a selection. A
+  /// row is where its reducers find it: once the key path reaches tab 1, tab 0's row 1 is not
+  /// there (its effect's actions would reach tab 1, which has no row 1), so its effect ends at
+  /// the selection, as any row that is gone. An addition to tab 1 ends nothing more.
+  @Test func aRowTheKeyPathNoLongerReachesLosesItsEffects() async {
     let store = Store(initialState: ComputedTabs.State(), reducer: ComputedTabs(log: log))
     store.send(.current(.add(1)))
     let work = store.send(.current(.row(id: 1, action: .startLongWork)))
-    store.send(.select(1))
+    store.send(.current(.add(5)))
+    let kept = store.send(.current(.row(id: 5, action: .startLongWork)))
     store.send(.current(.add(2)))
-    #expect(!work.isCancelled, "adding a row to tab 1 cancelled tab 0's row effect")
-    work.cancel()
+    #expect(!work.isCancelled, "adding a row to tab 0 cancelled a row effect there")
+    store.send(.select(1))
+    #expect(work.isCancelled, "tab 0's row 1 is out of reach but its effect still runs")
+    #expect(kept.isCancelled)
     await work.finish()
+    await kept.finish()
   }
 
   /// Appending visits no running effects: only a change that may drop elements does (the

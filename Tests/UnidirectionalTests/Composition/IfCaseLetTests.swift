@@ -89,9 +89,8 @@ extension CasePath where Root == Modes.Action {
     gate.open()
     await viewing.finish()
     #expect(store.state == .viewing(Screen.State(id: 2, count: 1)))
-    // The editor's `.tick`, sent after it was cancelled, is reported, not applied.
-    #expect(issues.values.count == 1)
-    #expect(issues.values.first?.contains("sent Screen.Action.tick after its child") == true)
+    // The editor's `.tick`, sent by its cancelled task, is dropped in silence, not applied.
+    #expect(issues.values.isEmpty, "\(issues.values)")
   }
 
   @Test func returningToTheCaseIsANewChildForTheOldEffects() async {
@@ -102,8 +101,8 @@ extension CasePath where Root == Modes.Action {
     store.send(.edit(3))
     await editing.finish()
     #expect(store.state == .editing(Screen.State(id: 3, count: 0)))
-    #expect(issues.values.count == 1)
-    #expect(issues.values.first?.contains("sent Screen.Action.tick after its child") == true)
+    // Sent by a cancelled task: dropped in silence.
+    #expect(issues.values.isEmpty, "\(issues.values)")
   }
 
   @Test func leavingForAStateWithNoCaseCancels() async {
@@ -199,9 +198,9 @@ extension CasePath where Root == Holder.Action {
     gate.open()
     await new.finish()
     #expect(store.screen == Screen.State(id: 2, count: 1))
-    // The old child's `.tick` was reported, never applied to the new child.
-    #expect(issues.values.count == 1)
-    #expect(issues.values.first?.contains("sent Screen.Action.tick after its child") == true)
+    // The old child's `.tick`, sent by its cancelled task, was dropped in silence, never
+    // applied to the new child.
+    #expect(issues.values.isEmpty, "\(issues.values)")
   }
 
   @Test func aChildWithTheSameIDKeepsItsEffects() async {
@@ -214,12 +213,12 @@ extension CasePath where Root == Holder.Action {
     #expect(issues.values.isEmpty)
   }
 
-  @Test func becomingNilCancelsAndReportsStaleSends() async {
+  @Test func becomingNilCancelsAndDropsStaleSendsInSilence() async {
     let store = makeStore()
     let work = store.send(.screen(.workUntilCancelled))
     store.send(.hide)
     await work.finish()
     #expect(log.values == ["screen 1 cancelled"])
-    #expect(issues.values.count == 1)
+    #expect(issues.values.isEmpty, "\(issues.values)")
   }
 }
