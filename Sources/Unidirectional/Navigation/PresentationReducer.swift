@@ -10,6 +10,9 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
   // file's name would be an allocation each time.
   @usableFromInline let fileID: StaticString
   @usableFromInline let line: UInt
+  /// The `Identifiable` id of a destination state, when it has one: a destination that changes
+  /// its own id is a new presentation.
+  @usableFromInline let destinationID: (@Sendable (Destination.State) -> AnyHashable)?
   @usableFromInline let addressOnly = AddressOnly()
   // Last: fields of generic types, whose offsets the generic value witnesses (which destroy a
   // `body`'s reducers after every action) compute from metadata; the fields above them have
@@ -22,8 +25,10 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
     parent: Parent, destination: Destination,
     toPresentation: WritableKeyPath<Parent.State, PresentationState<Destination.State>>,
     toPresentationAction: CasePath<Parent.Action, PresentationAction<Destination.Action>>,
+    destinationID: (@Sendable (Destination.State) -> AnyHashable)?,
     fileID: StaticString, line: UInt
   ) {
+    self.destinationID = destinationID
     self.parent = parent
     self.destination = destination
     self.toPresentation = toPresentation
@@ -98,24 +103,37 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
   ) -> UInt64? {
     guard let offset else {
       return Self.reduce(
-        &state.pointee[keyPath: toPresentation], destination, action, into: &effect)
+        &state.pointee[keyPath: toPresentation], destination, action, into: &effect,
+        destinationID: destinationID)
     }
     let presentation = UnsafeMutableRawPointer(state).advanced(by: offset)
       .assumingMemoryBound(to: PresentationState<Destination.State>.self)
-    return Self.reduce(&presentation.pointee, destination, action, into: &effect)
+    return Self.reduce(
+      &presentation.pointee, destination, action, into: &effect, destinationID: destinationID)
   }
 
-  /// Runs `destination` on the presented state, if any, and returns the presentation's id.
+  /// Runs `destination` on the presented state, if any, and returns the presentation's id (as
+  /// it was before).
   ///
-  /// The state is written through its storage: the destination cannot start a new
-  /// presentation.
+  /// The state is written through its storage, so the destination cannot end the presentation;
+  /// but a destination that changes its own `Identifiable` id (`destinationID`) is a new child,
+  /// as in TCA: it gets a new presentation id, and the old one's effects end.
   @inlinable
   static func reduce(
     _ presentation: inout PresentationState<Destination.State>, _ destination: Destination,
-    _ action: Destination.Action, into effect: inout Effect<Destination.Action>
+    _ action: Destination.Action, into effect: inout Effect<Destination.Action>,
+    destinationID: (@Sendable (Destination.State) -> AnyHashable)?
   ) -> UInt64? {
     guard let id = presentation.presentationID else { return nil }
+    guard let destinationID else {
+      effect = destination.reduce(into: &presentation.value!, action: action)
+      return id
+    }
+    let idBefore = destinationID(presentation.value!)
     effect = destination.reduce(into: &presentation.value!, action: action)
+    if destinationID(presentation.value!) != idBefore {
+      presentation.presentationID = PresentationState<Destination.State>.nextID()
+    }
     return id
   }
 
@@ -215,6 +233,34 @@ extension Reducer {
   where DestinationState == Destination.State, DestinationAction == Destination.Action {
     PresentationReducer(
       parent: self, destination: destination(), toPresentation: state,
-      toPresentationAction: action, fileID: fileID, line: line)
+      toPresentationAction: action, destinationID: nil, fileID: fileID, line: line)
+  }
+
+  /// Adds a reducer for a presented child feature whose state is `Identifiable`: as
+  /// ``ifLet(_:action:destination:fileID:line:)``, and a child that changes its own id is a new
+  /// presentation (its running effects end, as in TCA).
+  ///
+  /// - Parameters:
+  ///   - state: Where the presentation lives (see ``ifLet(_:action:destination:fileID:line:)``).
+  ///   - action: The action case that carries the child's presentation actions.
+  ///   - destination: The child reducer.
+  ///   - fileID: The file of the call, named in issues this produces (filled in for you).
+  ///   - line: The line of the call (filled in for you).
+  @inlinable
+  public consuming func ifLet<DestinationState, DestinationAction, Destination: Reducer>(
+    _ state: WritableKeyPath<State, PresentationState<DestinationState>>,
+    action: CasePath<Action, PresentationAction<DestinationAction>>,
+    @ReducerBuilder<DestinationState, DestinationAction> destination: () -> Destination,
+    fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) -> PresentationReducer<Self, Destination>
+  where
+    DestinationState == Destination.State, DestinationAction == Destination.Action,
+    DestinationState: Identifiable & Sendable, DestinationState.ID: Sendable
+  {
+    PresentationReducer(
+      parent: self, destination: destination(), toPresentation: state,
+      toPresentationAction: action, destinationID: { AnyHashable($0.id) }, fileID: fileID,
+      line: line)
   }
 }

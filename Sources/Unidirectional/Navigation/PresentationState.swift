@@ -22,7 +22,9 @@ private let presentationIDs = Atomic<UInt64>(0)
 /// `Identifiable` child state). The effects of a presentation are cancelled when its identity
 /// ends, so a child presented again never receives the actions of the effects of the child
 /// before it. Editing the presented value in place, or replacing it with a value that is not
-/// `Identifiable` or has the same id, keeps the presentation.
+/// `Identifiable` or has the same id, keeps the presentation; a presented child whose own reducer
+/// changes its `Identifiable` id is a new presentation too, as in TCA (see
+/// ``Reducer/ifLet(_:action:destination:fileID:line:)``).
 ///
 /// An enum child state (a destination with several cases) that changes case is a new
 /// presentation too, as in TCA: the destination's case is read from the enum's runtime records
@@ -75,6 +77,7 @@ public struct PresentationState<State> {
     set { self = newValue }
   }
 
+  @usableFromInline
   static func nextID() -> UInt64 {
     presentationIDs.add(1, ordering: .relaxed).newValue
   }

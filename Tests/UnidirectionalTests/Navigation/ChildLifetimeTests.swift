@@ -28,6 +28,8 @@ struct Tracked: Reducer {
     /// task it creates (no task-local of the store there), then opens `sent`.
     case tickFromDispatchQueue
     case tick
+    /// The child changes its own id: a new child, whose old effects end.
+    case changeID(Int)
     case presentInner(Int)
     case inner(PresentationAction<Screen.Action>)
   }
@@ -71,6 +73,9 @@ struct Tracked: Reducer {
         }
       case .tick:
         state.ticks += 1
+        return .none
+      case .changeID(let id):
+        state.id = id
         return .none
       case .presentInner(let id):
         state.inner = Screen.State(id: id)
@@ -261,6 +266,29 @@ struct Household: Reducer {
     gate.open()
     await response.finish()
     #expect(store.mode == .editing(Tracked.State(id: 2)))
+  }
+
+  /// A presented child that changes its own id is a new child: its old effects end.
+  @Test func aPresentedChildChangingItsOwnIDEndsItsEffects() async {
+    let store = makeStore(siblingFirst: false)
+    store.send(.edit(.presentSheet(1)))
+    let work = store.send(.sheet(.presented(.workUntilCancelled)))
+    store.send(.sheet(.presented(.changeID(2))))
+    await expectCancelledAtOnce(work, child: 1)
+    // The new child's effects run on.
+    let next = store.send(.sheet(.presented(.waitThenTick)))
+    gate.open()
+    await next.finish()
+    #expect(store.sheet?.ticks == 1)
+  }
+
+  /// The same for an optional child.
+  @Test func anOptionalChildChangingItsOwnIDEndsItsEffects() async {
+    let store = makeStore(siblingFirst: false)
+    store.send(.edit(.setOptional(1)))
+    let work = store.send(.optional(.workUntilCancelled))
+    store.send(.optional(.changeID(2)))
+    await expectCancelledAtOnce(work, child: 1)
   }
 
   /// A dismissed child takes its presented grandchild's effects with it.
