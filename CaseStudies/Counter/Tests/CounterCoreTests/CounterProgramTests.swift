@@ -80,6 +80,22 @@ import UnidirectionalTestSupport
     #expect(errors.last?.hasPrefix("error: 'wait' needs a number of seconds") == true)
   }
 
+  /// An arrow key (`ESC [ A`), a pasted escape sequence, an 8-bit CSI (U+009B) or DEL: each
+  /// line is refused whole and quoted escaped, so nothing is played back to the terminal.
+  @Test func linesWithControlCharactersAreRefusedQuotedEscaped() throws {
+    let output = try Self.run("+\n\u{1B}[A\n+\u{1B}[2J\n\u{9B}2J\n\u{7F}\n+\n")
+    #expect(output.status == 1)
+    #expect(output.standardOutput == "count: 0\ncount: 1\ncount: 2\n")
+    #expect(
+      output.standardError == #"""
+        error: the line '\u{1B}[A' contains a control character (\u{1B}); type plain text
+        error: the line '+\u{1B}[2J' contains a control character (\u{1B}); type plain text
+        error: the line '\u{9B}2J' contains a control character (\u{9B}); type plain text
+        error: the line '\u{7F}' contains a control character (\u{7F}); type plain text
+
+        """#)
+  }
+
   @Test func helpListsTheCommands() throws {
     let output = try Self.run("help\n")
     #expect(output.standardOutput.contains("timer         start or stop a timer"))

@@ -89,6 +89,26 @@ import UnidirectionalTestSupport
     #expect(output.standardOutput.contains("login failed: Wrong email or password."))
   }
 
+  /// An escape sequence in a player's name would be played back to the terminal with the board:
+  /// a line with a control character is refused whole on every screen, quoted escaped.
+  @Test func linesWithControlCharactersAreRefusedQuotedEscaped() throws {
+    let output = try Self.run([
+      "email b\u{7}lob@example.com", "email a@b.c", "password password", "login",
+      "x \u{1B}[2JAnn", "o Bob\u{9B}", "x Ann", "o Bob", "start", "b2\u{1B}[A", "b2",
+    ])
+    #expect(output.status == 1)
+    #expect(
+      output.standardError == #"""
+        error: the line 'email b\u{07}lob@example.com' contains a control character (\u{07}); type plain text
+        error: the line 'x \u{1B}[2JAnn' contains a control character (\u{1B}); type plain text
+        error: the line 'o Bob\u{9B}' contains a control character (\u{9B}); type plain text
+        error: the line 'b2\u{1B}[A' contains a control character (\u{1B}); type plain text
+
+        """#)
+    #expect(output.standardOutput.contains("O (Bob) to move"))
+    #expect(!output.standardOutput.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{9B}" })
+  }
+
   /// `password` alone reads the password from the next line; from a script too. An empty one is
   /// refused.
   @Test func passwordAloneReadsTheNextLine() throws {
