@@ -1,5 +1,7 @@
+import CounterCore
 import Foundation
 import Testing
+import Unidirectional
 import UnidirectionalTestSupport
 
 /// Runs the built `counter` executable end to end, as a user piping commands would.
@@ -63,6 +65,34 @@ import UnidirectionalTestSupport
 
         """)
     #expect(output.standardError.isEmpty)
+  }
+
+  /// `fact`, then `+` before the fact came: the change of the count cancels the request, and
+  /// the program says so instead of leaving "computing a fact…" unanswered. (Replayed from a
+  /// log: a script waits for each line's effects, so the fact would come before the `+`.)
+  @Test func aFactCancelledByAChangeOfTheCountIsSaid() throws {
+    let path = temporaryFilePath("counter-cancelled-fact")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let recorder = try ActionLogRecorder<Counter.Action>(path: path, program: "counter")
+    let store = Store(
+      initialState: Counter.State(), reducer: Counter().ignoringEffects(),
+      interceptors: [recorder.interceptor()])
+    store.send(.factButtonTapped)
+    store.send(.increment)
+    store.send(.increment)
+    store.send(.factButtonTapped)
+    let replayed = try Program.run("counter", input: Data(), arguments: ["--replay", path])
+    #expect(replayed.status == 0)
+    #expect(
+      replayed.standardOutput == """
+        count: 0
+        computing a fact…
+        count: 1
+        fact request cancelled: the count changed; type 'fact' for one about the new count
+        count: 2
+        computing a fact…
+
+        """)
   }
 
   @Test func badLinesGetOneErrorEachAndTheProgramGoesOn() throws {
