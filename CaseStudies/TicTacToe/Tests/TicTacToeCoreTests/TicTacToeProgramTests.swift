@@ -33,10 +33,13 @@ import UnidirectionalTestSupport
       Self.messages(output.standardOutput) == [
         "== Log in ==",
         "commands: email ADDRESS, password SECRET, login, help, quit",
-        "ready: type 'login'",
+        "email set to 'blob2fa@example.com'; now type 'password SECRET' (or 'password' alone, "
+          + "to type it unseen)",
+        "email and password set; ready: type 'login'",
         "logging in…",
         "== Two-factor authentication ==",
         "commands: code DIGITS, submit, back, help, quit",
+        "code set; type 'submit' to check it",
         "checking the code…",
         "== New game ==",
         "commands: x NAME, o NAME, start, logout, help, quit",
@@ -67,6 +70,27 @@ import UnidirectionalTestSupport
         3     | O | X
         O (Bob) wins!
         """))
+  }
+
+  /// `email …`, `password …` and `code …` are each acknowledged with what comes next: the
+  /// form is sent by `login`, the code checked by `submit`, and nothing else happens until then.
+  @Test func eachFieldTypedIsAcknowledgedWithWhatComesNext() throws {
+    let output = try Self.run([
+      "password password", "email blob2fa@example.com", "email blob2fa@example.org", "login",
+      "code 1234",
+    ])
+    #expect(output.status == 0)
+    #expect(output.standardError.isEmpty)
+    #expect(
+      Self.messages(output.standardOutput).dropFirst(2).prefix(6) == [
+        "password set; now type 'email ADDRESS'",
+        "email and password set; ready: type 'login'",
+        "email and password set; ready: type 'login'",
+        "logging in…",
+        "== Two-factor authentication ==",
+        "commands: code DIGITS, submit, back, help, quit",
+      ])
+    #expect(Self.messages(output.standardOutput).last == "code set; type 'submit' to check it")
   }
 
   @Test func badInputGetsOneErrorLineEachAndNothingChanges() throws {
