@@ -8,10 +8,26 @@
 ///
 /// Surrounding whitespace is ignored; the argument keeps the spaces inside it, so a command
 /// can take free text (`add Buy milk`).
+///
+/// ``command`` and ``argument`` are `Substring`s of the line: compare them with string literals
+/// as they are, and convert them to keep or parse them:
+///
+/// ```swift
+/// switch line.command {
+/// case "add": return .send(.addTapped(title: String(line.argument)))
+/// case "start":
+///   guard let seconds = Int(line.argument) else { return .failure("start takes a number") }
+///   return .send(.startTapped(seconds: seconds))
+/// default: return .failure("unknown command '\(InputLine.excerpt(line.command))'")
+/// }
+/// ```
 public struct InputLine: Sendable, Equatable {
-  /// The first word, or an empty string for a blank line.
+  /// The first word, or an empty string for a blank line. A `Substring` of the line:
+  /// `String(command)` makes a `String` of it.
   public let command: Substring
   /// Everything after the first word, without surrounding whitespace; empty if there is none.
+  /// A `Substring` of the line: `String(argument)` keeps it as text, `Int(argument)` parses a
+  /// number.
   public let argument: Substring
 
   /// Splits `text` into a command and its argument.
