@@ -75,15 +75,15 @@ public struct InputLine: Sendable, Equatable {
   public static func excerpt(_ text: some StringProtocol, limit: Int = 40) -> String {
     let kept = text.count > limit ? String(text.prefix(limit)) + "…" : String(text)
     guard kept.unicodeScalars.contains(where: isControlCharacter) else { return kept }
-    var escaped = ""
+    var quoted = ""
     for scalar in kept.unicodeScalars {
       if isControlCharacter(scalar) {
-        escaped += Self.escaped(scalar)
+        quoted += escaped(scalar)
       } else {
-        escaped.unicodeScalars.append(scalar)
+        quoted.unicodeScalars.append(scalar)
       }
     }
-    return escaped
+    return quoted
   }
 
   /// Whether `scalar` is a control character: C0 (U+0000–U+001F, the tab included), DEL
