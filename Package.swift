@@ -29,7 +29,9 @@ let package = Package(
     .target(name: "UnidirectionalTerminal", dependencies: ["Unidirectional"]),
     .testTarget(
       name: "UnidirectionalTerminalTests",
-      dependencies: ["UnidirectionalTerminal", "UnidirectionalTestSupport"]
+      dependencies: [
+        "UnidirectionalTerminal", "UnidirectionalTesting", "UnidirectionalTestSupport",
+      ]
     ),
     // Helpers shared by the test targets (logs, gates); not a product.
     .target(

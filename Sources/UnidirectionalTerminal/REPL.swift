@@ -19,6 +19,10 @@ import Unidirectional
 ///   failed line); at a terminal the prompt's line is ended first.
 /// - **Ctrl-C** (`SIGINT`) ends the program at once with status 130, waiting for input or not
 ///   (see ``Terminal/exitOnInterrupt(status:)``).
+/// - **A line with a control character** (an arrow key's `ESC [ A`, a pasted escape sequence)
+///   is refused before `interpret` sees it, as a ``Step/failure(_:)`` whose message quotes it
+///   escaped (see ``InputLine/controlCharacterProblem(in:)``): the error line never plays an
+///   escape sequence back to the terminal.
 ///
 /// ```swift
 /// let repl = REPL(
@@ -50,7 +54,8 @@ public struct REPL<State: Sendable, Action: Sendable> {
     case wait(Duration)
     /// Reads the next line without showing it as it is typed (see
     /// ``Terminal/readSecretLine(prompt:)``), such as a password, and does what `then` says
-    /// with it. At a terminal, `prompt` is shown first; from a script, the next line is read.
+    /// with it. The secret is handed over as read, control characters included: it is never
+    /// shown. At a terminal, `prompt` is shown first; from a script, the next line is read.
     case readSecret(prompt: String, then: @Sendable (_ secret: String) -> Step)
     /// Prints the text on standard output.
     case print(String)
@@ -84,7 +89,8 @@ public struct REPL<State: Sendable, Action: Sendable> {
   ///   - display: The output, drawn on standard output while the loop runs.
   ///   - errors: Output drawn as `error:` lines on standard error while the loop runs.
   ///   - help: The help text for the current state, printed for ``Step/help``.
-  ///   - interpret: What to do with a line (without its newline) typed in the given state.
+  ///   - interpret: What to do with a line (without its newline) typed in the given state; a
+  ///     line with a control character other than a tab never reaches it.
   public init(
     store: Store<State, Action>,
     terminal: Terminal,
@@ -128,7 +134,9 @@ public struct REPL<State: Sendable, Action: Sendable> {
         if terminal.isInteractive { terminal.print("") }
         break
       }
-      var step = interpret(line, store.state)
+      var step =
+        InputLine.controlCharacterProblem(in: line).map(Step.failure)
+        ?? interpret(line, store.state)
       while case .readSecret(let secretPrompt, let then) = step {
         guard let secret = terminal.readSecretLine(prompt: secretPrompt) else {
           if terminal.isInteractive { terminal.print("") }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Unidirectional
 import UnidirectionalTerminal
+import UnidirectionalTesting
 
 #if canImport(Glibc)
   import Glibc
@@ -193,6 +194,28 @@ enum CountdownCLI {
       }
       await store.send(.startTapped(seconds: -2)).finish()
       #expect(store.state == Countdown.State())
+    }
+
+    // The article's test of the feature, with the program's display as the test store's
+    // observers.
+    @Test func startRedrawsTheSecondsLeft() async {
+      let store = TestStore(initialState: Countdown.State()) {
+        Countdown()
+      } withDependencies: {
+        $0.continuousClock = ImmediateClock()
+      }
+      for concern in CountdownCLI.display {
+        store.observe(concern.name) { _ = concern.render($0, .plain) }
+      }
+
+      await store.send(.startTapped(seconds: 1), fires: ["seconds left"]) {
+        $0.secondsLeft = 1
+        $0.isRunning = true
+      }
+      await store.receive(.tick, fires: ["seconds left"]) {
+        $0.secondsLeft = 0
+        $0.isRunning = false
+      }
     }
 
     @Test func theUsageNamesTheOptions() {

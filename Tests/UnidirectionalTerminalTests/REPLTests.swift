@@ -110,6 +110,20 @@ import UnidirectionalTerminal
       #expect(result.output == "count: 0\ncount: 1\ncount: 2\n")
     }
 
+    /// A line with a control character never reaches `interpret` (here it would be an unknown
+    /// command, echoed): it is refused, quoted escaped, and the script goes on.
+    @Test func aLineWithAControlCharacterIsRefusedBeforeInterpret() async {
+      let result = await run("+\n\u{1B}[2J\nsay \u{9B}31m\n+\n")
+      #expect(result.status == 1)
+      #expect(result.output == "count: 0\ncount: 1\ncount: 2\n")
+      #expect(
+        result.errors == #"""
+          error: the line '\u{1B}[2J' contains a control character (\u{1B}); type plain text
+          error: the line 'say \u{9B}31m' contains a control character (\u{9B}); type plain text
+
+          """#)
+    }
+
     /// A secret is the next line, handed to the step's closure; the end of input ends the loop.
     @Test func aSecretIsTheNextLine() async {
       let script = await run("secret\nhunter2\nsecret\n\nsecret\n")
@@ -134,26 +148,6 @@ import UnidirectionalTerminal
       #expect(result.status == 0)
       #expect(result.output == "count: 0\nhello\n0> count: 1\n1> 1> \n")
       #expect(result.errors == "error: unknown command 'bogus'\n")
-    }
-  }
-
-  @Suite struct InputLineTests {
-    @Test func splitsCommandAndArgument() {
-      let line = InputLine("  email   blob@example.com  ")
-      #expect(line.command == "email")
-      #expect(line.argument == "blob@example.com")
-      #expect(InputLine("add Buy  milk").argument == "Buy  milk")
-      #expect(InputLine("move 3 1").arguments == ["3", "1"])
-      #expect(InputLine(" \t ").isBlank)
-      #expect(InputLine("quit").argument.isEmpty)
-    }
-
-    @Test func excerptsKeepErrorLinesShort() {
-      #expect(InputLine.excerpt("short") == "short")
-      #expect(
-        InputLine.excerpt(String(repeating: "y", count: 50)) == String(repeating: "y", count: 40)
-          + "…")
-      #expect(InputLine.trimming("  a b \n") == "a b")
     }
   }
 

@@ -114,9 +114,7 @@ struct Thermostat: Reducer {
 
 extension CasePath where Root == Thermostat.Action {
   static var readingReceived: CasePath<Thermostat.Action, Int> {
-    .init(Thermostat.Action.readingReceived) {
-      if case .readingReceived(let reading) = $0 { reading } else { nil }
-    }
+    .case(Thermostat.Action.readingReceived)
   }
 }
 

@@ -34,7 +34,7 @@ public struct ActionLog<Action: Decodable & Sendable>: Sendable {
   ///   - path: A file written by ``ActionLogRecorder``.
   ///   - program: The reading program's name, which must be the one in the header.
   ///   - schemaVersion: The newest version of the actions' encoding this program decodes.
-  /// - Throws: ``ActionLogError`` if the file cannot be read
+  /// - Throws: ``ActionLogError`` if the file cannot be read or is empty
   ///   (``ActionLogError/Reason/fileError(_:)``) or its header does not match
   ///   (``ActionLogError/Reason/otherProgram(recorded:reading:)``,
   ///   ``ActionLogError/Reason/otherActionType(recorded:reading:)``,
@@ -45,11 +45,23 @@ public struct ActionLog<Action: Decodable & Sendable>: Sendable {
   public init(
     path: String, program: String = ActionLogHeader.currentProgram, schemaVersion: Int = 1
   ) throws(ActionLogError) {
-    guard let data = FileManager.default.contents(atPath: path) else {
+    // Read to the end, not by the size `stat` gives: a device such as /dev/null has none.
+    guard let file = FileHandle(forReadingAtPath: path) else {
       let reason =
         FileManager.default.fileExists(atPath: path)
         ? "the file cannot be read" : "no such file"
       throw ActionLogError(path: path, line: nil, reason: .fileError(reason))
+    }
+    defer { try? file.close() }
+    guard let data = try? file.readToEnd() ?? Data() else {
+      throw ActionLogError(path: path, line: nil, reason: .fileError("the file cannot be read"))
+    }
+    // A recorder writes the header line as it creates the file: an empty file was never a log
+    // (most likely the wrong file, or /dev/null).
+    guard !data.isEmpty else {
+      throw ActionLogError(
+        path: path, line: nil,
+        reason: .fileError("the file is empty; a recorded log starts with a header line"))
     }
     try self.init(data: data, path: path, program: program, schemaVersion: schemaVersion)
   }

@@ -65,8 +65,12 @@ public struct CasePath<Root, Value>: Sendable {
   /// `extract(root)` returns the payload when `root`'s case has a payload of type `Value` and
   /// `embed` of that payload makes a value of the same case; `embed` is called to check that,
   /// so it must be a constructor (or at least free of side effects). A closure that transforms
-  /// its argument (`{ .login(LoginAction($0)) }`) is not a case path: use
-  /// ``init(_:extract:)``.
+  /// its argument (`{ .login(LoginAction($0)) }`, `{ .remove(id: $0 + 1) }`) is not a case
+  /// path: use ``init(_:extract:)``. It cannot be told from a constructor when it is created
+  /// (there is no payload to try it on yet), so in debug builds a matching `extract` checks it:
+  /// when `Root` is `Equatable` and `embed(extract(root))` is not `root`, the program stops with
+  /// a message naming the case path and the values. Release builds do not check, nor do case
+  /// paths made with ``init(_:extract:)``, nor roots that are not `Equatable`.
   ///
   /// - Parameter embed: The case's constructor, for example `AppAction.login`.
   /// - Precondition: `Root` is an enum with a case whose payload is a `Value`, compiled with
@@ -131,6 +135,11 @@ public struct CasePath<Root, Value>: Sendable {
   func payload(of root: Root, tag: Int, layout: UnsafePointer<EnumLayout>) -> Value? {
     let value = layout.pointee.payload(of: root, tag: tag, as: Value.self)
     // Another case may have a payload of the same type: the embedded value tells.
-    return layout.pointee.tag(of: embed(value)) == tag ? value : nil
+    let embedded = embed(value)
+    guard layout.pointee.tag(of: embedded) == tag else { return nil }
+    // Debug builds only: an `embed` that changes its argument makes the right case, but is not
+    // a case path. Stops with a message when `Root` is `Equatable` and shows it.
+    assert(Self.checkRoundTrip(root, value, embedded))
+    return value
   }
 }

@@ -174,6 +174,29 @@ import UnidirectionalTestSupport
     }
   }
 
+  /// An empty file (or /dev/null, which has no size to read by) is not a log: a recorder
+  /// writes its header as it creates the file. Said as such, not as a file that cannot be read.
+  @Test func anEmptyFileThrowsSayingItIsEmpty() throws {
+    let path = temporaryFilePath("action-log-empty")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try Data().write(to: URL(fileURLWithPath: path))
+    for path in [path, "/dev/null"] {
+      #expect(
+        throws: ActionLogError(
+          path: path, line: nil,
+          reason: .fileError("the file is empty; a recorded log starts with a header line"))
+      ) {
+        try ActionLog<Action>(path: path)
+      }
+    }
+    #expect(
+      throws: ActionLogError(
+        path: "/", line: nil, reason: .fileError("the file cannot be read"))
+    ) {
+      try ActionLog<Action>(path: "/")
+    }
+  }
+
   @Test func aRecorderThatCannotCreateItsFileThrows() {
     #expect {
       _ = try ActionLogRecorder<Action>(path: "/nonexistent-directory/log.jsonl")

@@ -11,17 +11,21 @@ public struct Counter: Reducer {
     public var fact: String?
     /// Whether a number fact is being computed.
     public var isFactRequestInFlight: Bool
+    /// Whether a change of the count cancelled the last fact request, so that the program can
+    /// say why no fact comes; `false` again once another fact is asked for.
+    public var wasFactRequestCancelled: Bool
     /// Whether the timer is counting up.
     public var isTimerOn: Bool
 
     /// Creates a state.
     public init(
       count: Int = 0, fact: String? = nil, isFactRequestInFlight: Bool = false,
-      isTimerOn: Bool = false
+      wasFactRequestCancelled: Bool = false, isTimerOn: Bool = false
     ) {
       self.count = count
       self.fact = fact
       self.isFactRequestInFlight = isFactRequestInFlight
+      self.wasFactRequestCancelled = wasFactRequestCancelled
       self.isTimerOn = isTimerOn
     }
   }
@@ -29,7 +33,8 @@ public struct Counter: Reducer {
   /// What the user and the effects can do.
   public enum Action: Codable, Equatable, Sendable {
     /// Adds one; cancels a pending return to zero once the count is back at zero or above.
-    /// Like every change of the count, it cancels a fact request in flight.
+    /// Like every change of the count, it cancels a fact request in flight (and sets
+    /// ``State/wasFactRequestCancelled``).
     case increment
     /// Subtracts one; below zero, starts a one-second delayed increment back toward zero.
     case decrement
@@ -93,6 +98,7 @@ public struct Counter: Reducer {
     case .factButtonTapped:
       state.fact = nil
       state.isFactRequestInFlight = true
+      state.wasFactRequestCancelled = false
       let count = state.count
       return .run { [numberFact] send in
         await send(.factResponse(try await numberFact.fact(count)))
@@ -129,10 +135,12 @@ public struct Counter: Reducer {
   }
 
   /// The count changed: a fact being computed would be about the old count, so its request is
-  /// cancelled (as in TCA's "Effects cancellation" case study) instead of showing it late.
+  /// cancelled (as in TCA's "Effects cancellation" case study) instead of showing it late. The
+  /// state says so, for the program to tell the user why no fact comes.
   private static func countChanged(_ state: inout State) -> Effect<Action> {
     guard state.isFactRequestInFlight else { return .none }
     state.isFactRequestInFlight = false
+    state.wasFactRequestCancelled = true
     return .cancel(id: CancelID.fact)
   }
 }

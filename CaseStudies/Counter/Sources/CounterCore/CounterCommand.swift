@@ -22,7 +22,7 @@ public enum CounterCommand: Equatable, Sendable {
   public static let commandList = """
     +             add one
     -             subtract one (below zero, the count returns toward zero after a second)
-    fact          a fact about the current count
+    fact          a fact about the current count (a change of the count cancels it)
     timer         start or stop a timer that adds one every second
     wait SECONDS  let time pass, up to 60 seconds (for scripts)
     help          this list

@@ -1,5 +1,7 @@
+import CounterCore
 import Foundation
 import Testing
+import Unidirectional
 import UnidirectionalTestSupport
 
 /// Runs the built `counter` executable end to end, as a user piping commands would.
@@ -65,6 +67,34 @@ import UnidirectionalTestSupport
     #expect(output.standardError.isEmpty)
   }
 
+  /// `fact`, then `+` before the fact came: the change of the count cancels the request, and
+  /// the program says so instead of leaving "computing a fact…" unanswered. (Replayed from a
+  /// log: a script waits for each line's effects, so the fact would come before the `+`.)
+  @Test func aFactCancelledByAChangeOfTheCountIsSaid() throws {
+    let path = temporaryFilePath("counter-cancelled-fact")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let recorder = try ActionLogRecorder<Counter.Action>(path: path, program: "counter")
+    let store = Store(
+      initialState: Counter.State(), reducer: Counter().ignoringEffects(),
+      interceptors: [recorder.interceptor()])
+    store.send(.factButtonTapped)
+    store.send(.increment)
+    store.send(.increment)
+    store.send(.factButtonTapped)
+    let replayed = try Program.run("counter", input: Data(), arguments: ["--replay", path])
+    #expect(replayed.status == 0)
+    #expect(
+      replayed.standardOutput == """
+        count: 0
+        computing a fact…
+        count: 1
+        fact request cancelled: the count changed; type 'fact' for one about the new count
+        count: 2
+        computing a fact…
+
+        """)
+  }
+
   @Test func badLinesGetOneErrorEachAndTheProgramGoesOn() throws {
     var input = Data("oops\n+\n".utf8)
     input.append(contentsOf: [0xFF, 0xFE, 0x0A])  // Not UTF-8.
@@ -78,6 +108,22 @@ import UnidirectionalTestSupport
     #expect(errors.count == 4)
     #expect(errors.prefix(3).allSatisfy { $0.hasPrefix("error: unknown command") })
     #expect(errors.last?.hasPrefix("error: 'wait' needs a number of seconds") == true)
+  }
+
+  /// An arrow key (`ESC [ A`), a pasted escape sequence, an 8-bit CSI (U+009B) or DEL: each
+  /// line is refused whole and quoted escaped, so nothing is played back to the terminal.
+  @Test func linesWithControlCharactersAreRefusedQuotedEscaped() throws {
+    let output = try Self.run("+\n\u{1B}[A\n+\u{1B}[2J\n\u{9B}2J\n\u{7F}\n+\n")
+    #expect(output.status == 1)
+    #expect(output.standardOutput == "count: 0\ncount: 1\ncount: 2\n")
+    #expect(
+      output.standardError == #"""
+        error: the line '\u{1B}[A' contains a control character (\u{1B}); type plain text
+        error: the line '+\u{1B}[2J' contains a control character (\u{1B}); type plain text
+        error: the line '\u{9B}2J' contains a control character (\u{9B}); type plain text
+        error: the line '\u{7F}' contains a control character (\u{7F}); type plain text
+
+        """#)
   }
 
   @Test func helpListsTheCommands() throws {

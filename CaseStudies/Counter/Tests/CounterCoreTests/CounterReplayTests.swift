@@ -45,6 +45,16 @@ import UnidirectionalTestSupport
     #expect(replayed.standardOutput.hasSuffix("timer: off\ncount: 2\n"))
   }
 
+  @Test func anEmptyFileIsSaidToBeEmpty() throws {
+    let replayed = try Program.run("counter", input: Data(), arguments: ["--replay", "/dev/null"])
+    #expect(replayed.status == 1)
+    #expect(
+      replayed.standardError
+        == "error: cannot replay: /dev/null: the file is empty; a recorded log starts with a "
+        + "header line\n")
+    #expect(replayed.standardOutput.isEmpty)
+  }
+
   @Test func aTruncatedLogReplaysUpToItsLastGoodAction() throws {
     let path = temporaryFilePath("counter-truncated")
     defer { try? FileManager.default.removeItem(atPath: path) }

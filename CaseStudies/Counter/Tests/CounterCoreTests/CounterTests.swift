@@ -101,7 +101,8 @@ import UnidirectionalTesting
   }
 
   /// A fact asked for 0 is never shown once `+` made the count 1: changing the count cancels
-  /// the request (as TCA's "Effects cancellation" case study does).
+  /// the request (as TCA's "Effects cancellation" case study does), and the state says so, for
+  /// the program to tell the user (the "fact request" concern prints again).
   @Test func changingTheCountCancelsTheFactRequest() async {
     let store = makeStore(numberFact: .liveValue)
     await store.send(.factButtonTapped, fires: ["fact request"]) {
@@ -110,10 +111,23 @@ import UnidirectionalTesting
     await store.send(.increment, fires: ["count", "fact request"]) {
       $0.count = 1
       $0.isFactRequestInFlight = false
+      $0.wasFactRequestCancelled = true
     }
-    // `finish` fails if the request were still running; advancing delivers no fact for 0.
-    await store.finish()
+    // Said once: another change of the count has nothing more to cancel.
+    await store.send(.increment, fires: ["count"]) { $0.count = 2 }
+    // Advancing delivers no fact for 0 (the test store fails on an action not received).
     await clock.advance(by: .seconds(1))
+    // Asking again clears it.
+    await store.send(.factButtonTapped, fires: ["fact request"]) {
+      $0.isFactRequestInFlight = true
+      $0.wasFactRequestCancelled = false
+    }
+    await clock.advance(by: .milliseconds(300))
+    await store.receive(.factResponse("2 is a prime number."), fires: ["fact request", "fact"]) {
+      $0.isFactRequestInFlight = false
+      $0.fact = "2 is a prime number."
+    }
+    await store.finish()
   }
 
   @Test func aReturnTowardZeroAndATimerTickCancelTheFactRequestToo() async {
@@ -127,6 +141,7 @@ import UnidirectionalTesting
     await store.receive(.decrementDelayFinished, fires: ["count", "fact request"]) {
       $0.count = 0
       $0.isFactRequestInFlight = false
+      $0.wasFactRequestCancelled = true
     }
     await clock.advance(by: .seconds(1))  // No fact for -1 arrives.
 
@@ -134,11 +149,13 @@ import UnidirectionalTesting
     await clock.advance(by: .milliseconds(800))
     await store.send(.factButtonTapped, fires: ["fact request"]) {
       $0.isFactRequestInFlight = true  // Due at 3.1 s.
+      $0.wasFactRequestCancelled = false
     }
     await clock.advance(by: .milliseconds(200))
     await store.receive(.timerTicked, fires: ["count", "fact request"]) {
       $0.count = 1
       $0.isFactRequestInFlight = false
+      $0.wasFactRequestCancelled = true
     }
     await store.send(.toggleTimer, fires: ["timer"]) { $0.isTimerOn = false }
     await store.finish()

@@ -79,17 +79,6 @@ public enum TicTacToeCommand: Equatable, Sendable {
   ///   - line: The line, without its newline.
   ///   - state: The program's state when the line is read.
   public init(_ line: String, state: TicTacToe.State) {
-    // Names and addresses are shown on the terminal: an escape sequence typed into one would
-    // be played back to it (clearing the screen, retitling the window).
-    if let bad = line.unicodeScalars.first(where: {
-      $0.properties.generalCategory == .control && $0 != "\t"
-    }) {
-      let code = String(bad.value, radix: 16, uppercase: true)
-      self = .invalid(
-        message: "the line contains a control character (U+"
-          + String(repeating: "0", count: max(0, 4 - code.count)) + code + "); type plain text")
-      return
-    }
     let (command, argument) = line.commandAndArgument
     let screen = state.screen
     switch command {

@@ -21,14 +21,35 @@ public enum TicTacToeDisplay {
       return styler.styled("== \(title) ==", .bold) + "\n"
         + styler.styled("commands: " + TicTacToeCommand.usage(on: screen), .dim)
     },
+    // Each field typed is acknowledged with what is still missing (it reads the values, so a
+    // change of either prints the line again).
     Concern("login form") { store, styler in
-      store[\.login?.isFormValid] == true ? styler.styled("ready: type 'login'", .dim) : nil
+      guard let email = store[\.login?.email], let password = store[\.login?.password] else {
+        return nil
+      }
+      let hasEmail = !InputLine.trimming(email).isEmpty
+      let hasPassword = !InputLine.trimming(password).isEmpty
+      let text =
+        switch (hasEmail, hasPassword) {
+        case (false, false): nil as String?
+        case (true, false):
+          "email set to '\(InputLine.excerpt(email))'; now type 'password SECRET' (or 'password' "
+            + "alone, to type it unseen)"
+        case (false, true): "password set; now type 'email ADDRESS'"
+        case (true, true): "email and password set; ready: type 'login'"
+        }
+      return text.map { styler.styled($0, .dim) }
     },
     Concern("login request") { store, styler in
       store[\.login?.isLoginRequestInFlight] == true ? styler.styled("logging in…", .dim) : nil
     },
     Concern("login error") { store, styler in
       store[\.login?.error].map { styler.styled("login failed: \($0)", .red) }
+    },
+    // The code is checked by 'submit', as the login form by 'login': said when it is typed.
+    Concern("two-factor form") { store, styler in
+      guard let code = store[\.login?.twoFactor?.code], !code.isEmpty else { return nil }
+      return styler.styled("code set; type 'submit' to check it", .dim)
     },
     Concern("two-factor request") { store, styler in
       store[\.login?.twoFactor?.isRequestInFlight] == true

@@ -7,11 +7,14 @@ import UnidirectionalTesting
 @Suite struct LoginTests {
   let clock = TestClock()
 
-  /// Types an email and password; the form becomes valid with the password.
+  /// Types an email and password; each is acknowledged (the "login form" concern prints what
+  /// is still missing), and the form becomes valid with the password.
   func fillIn(
     _ store: TestStore<TicTacToe.State, TicTacToe.Action>, email: String, password: String
   ) async {
-    await store.send(.login(.emailChanged(email))) { $0 = .login(Login.State(email: email)) }
+    await store.send(.login(.emailChanged(email)), fires: ["login form"]) {
+      $0 = .login(Login.State(email: email))
+    }
     await store.send(.login(.passwordChanged(Secret(password))), fires: ["login form"]) {
       $0 = .login(Login.State(email: email, password: password))
     }
@@ -45,14 +48,16 @@ import UnidirectionalTesting
     await clock.advance(by: AuthenticationClient.liveDelay)
     let pending = AuthenticationResponse(token: "pending-2fa", twoFactorRequired: true)
     await store.receive(
-      .login(.loginSucceeded(pending)), fires: ["screen", "login request", "two-factor request"]
+      .login(.loginSucceeded(pending)),
+      fires: ["screen", "login request", "two-factor form", "two-factor request"]
     ) {
       $0 = .login(
         Login.State(
           email: "blob2fa@example.com", password: "password",
           twoFactor: TwoFactor.State(token: "pending-2fa")))
     }
-    await store.send(.login(.twoFactor(.codeChanged(Secret("1234"))))) {
+    // The code is acknowledged, and 'submit' named: it is not checked until then.
+    await store.send(.login(.twoFactor(.codeChanged(Secret("1234")))), fires: ["two-factor form"]) {
       $0 = .login(
         Login.State(
           email: "blob2fa@example.com", password: "password",
@@ -69,7 +74,10 @@ import UnidirectionalTesting
       .login(
         .twoFactor(
           .twoFactorSucceeded(AuthenticationResponse(token: "session", twoFactorRequired: false)))),
-      fires: ["screen", "login form", "login request", "two-factor request", "new game form"]
+      fires: [
+        "screen", "login form", "login request", "two-factor form", "two-factor request",
+        "new game form",
+      ]
     ) {
       $0 = .newGame(NewGame.State())
     }
@@ -113,7 +121,9 @@ import UnidirectionalTesting
         Login.State(
           twoFactor: TwoFactor.State(token: "pending-2fa", code: "1234", isRequestInFlight: true)))
     }
-    await store.send(.login(.twoFactorDismissed), fires: ["screen", "two-factor request"]) {
+    await store.send(
+      .login(.twoFactorDismissed), fires: ["screen", "two-factor form", "two-factor request"]
+    ) {
       $0 = .login(Login.State())
     }
     // The request was cancelled: `finish` would fail on a running effect, and time passing
@@ -165,8 +175,11 @@ import UnidirectionalTesting
 
   @Test func blankCredentialsCannotLogIn() async {
     let store = makeStore(clock: clock)
-    await store.send(.login(.emailChanged("   "))) { $0 = .login(Login.State(email: "   ")) }
-    await store.send(.login(.passwordChanged(Secret("\t")))) {
+    // The form's observer runs, and prints nothing for blank fields.
+    await store.send(.login(.emailChanged("   ")), fires: ["login form"]) {
+      $0 = .login(Login.State(email: "   "))
+    }
+    await store.send(.login(.passwordChanged(Secret("\t"))), fires: ["login form"]) {
       $0 = .login(Login.State(email: "   ", password: "\t"))
     }
     await store.send(.login(.loginButtonTapped))  // Ignored: no request, no change.

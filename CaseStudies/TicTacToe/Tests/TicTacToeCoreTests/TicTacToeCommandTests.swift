@@ -12,18 +12,6 @@ import UnidirectionalTestSupport
   let playing = TicTacToe.State.newGame(
     NewGame.State(xName: "Ann", oName: "Bob", game: Game.State(xName: "Ann", oName: "Bob")))
 
-  @Test func controlCharactersAreRefusedOnEveryScreen() {
-    // An escape sequence in a player's name would be played back to the terminal.
-    for state in [login, twoFactor, newGame, playing] {
-      #expect(
-        TicTacToeCommand("o \u{1B}[2JBob", state: state)
-          == .invalid(message: "the line contains a control character (U+001B); type plain text"))
-    }
-    #expect(
-      TicTacToeCommand("email b\u{7}lob@example.com", state: login)
-        == .invalid(message: "the line contains a control character (U+0007); type plain text"))
-  }
-
   @Test func loginCommands() {
     #expect(
       TicTacToeCommand("email  blob@x.io ", state: login)

@@ -33,10 +33,13 @@ import UnidirectionalTestSupport
       Self.messages(output.standardOutput) == [
         "== Log in ==",
         "commands: email ADDRESS, password SECRET, login, help, quit",
-        "ready: type 'login'",
+        "email set to 'blob2fa@example.com'; now type 'password SECRET' (or 'password' alone, "
+          + "to type it unseen)",
+        "email and password set; ready: type 'login'",
         "logging in…",
         "== Two-factor authentication ==",
         "commands: code DIGITS, submit, back, help, quit",
+        "code set; type 'submit' to check it",
         "checking the code…",
         "== New game ==",
         "commands: x NAME, o NAME, start, logout, help, quit",
@@ -69,6 +72,27 @@ import UnidirectionalTestSupport
         """))
   }
 
+  /// `email …`, `password …` and `code …` are each acknowledged with what comes next: the
+  /// form is sent by `login`, the code checked by `submit`, and nothing else happens until then.
+  @Test func eachFieldTypedIsAcknowledgedWithWhatComesNext() throws {
+    let output = try Self.run([
+      "password password", "email blob2fa@example.com", "email blob2fa@example.org", "login",
+      "code 1234",
+    ])
+    #expect(output.status == 0)
+    #expect(output.standardError.isEmpty)
+    #expect(
+      Self.messages(output.standardOutput).dropFirst(2).prefix(6) == [
+        "password set; now type 'email ADDRESS'",
+        "email and password set; ready: type 'login'",
+        "email and password set; ready: type 'login'",
+        "logging in…",
+        "== Two-factor authentication ==",
+        "commands: code DIGITS, submit, back, help, quit",
+      ])
+    #expect(Self.messages(output.standardOutput).last == "code set; type 'submit' to check it")
+  }
+
   @Test func badInputGetsOneErrorLineEachAndNothingChanges() throws {
     var input = Data("dance\nlogin\nemail a@b.c\npassword nope\nlogin\n".utf8)
     input.append(contentsOf: [0xFF, 0xFE, 0x0A])  // Not UTF-8.
@@ -87,6 +111,26 @@ import UnidirectionalTestSupport
     #expect(errors[2].hasPrefix("error: unknown command '\u{FFFD}"))
     #expect(errors[3].hasPrefix("error: unknown command 'yyyy"))
     #expect(output.standardOutput.contains("login failed: Wrong email or password."))
+  }
+
+  /// An escape sequence in a player's name would be played back to the terminal with the board:
+  /// a line with a control character is refused whole on every screen, quoted escaped.
+  @Test func linesWithControlCharactersAreRefusedQuotedEscaped() throws {
+    let output = try Self.run([
+      "email b\u{7}lob@example.com", "email a@b.c", "password password", "login",
+      "x \u{1B}[2JAnn", "o Bob\u{9B}", "x Ann", "o Bob", "start", "b2\u{1B}[A", "b2",
+    ])
+    #expect(output.status == 1)
+    #expect(
+      output.standardError == #"""
+        error: the line 'email b\u{07}lob@example.com' contains a control character (\u{07}); type plain text
+        error: the line 'x \u{1B}[2JAnn' contains a control character (\u{1B}); type plain text
+        error: the line 'o Bob\u{9B}' contains a control character (\u{9B}); type plain text
+        error: the line 'b2\u{1B}[A' contains a control character (\u{1B}); type plain text
+
+        """#)
+    #expect(output.standardOutput.contains("O (Bob) to move"))
+    #expect(!output.standardOutput.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{9B}" })
   }
 
   /// `password` alone reads the password from the next line; from a script too. An empty one is

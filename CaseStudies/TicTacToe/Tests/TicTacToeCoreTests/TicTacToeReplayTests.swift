@@ -89,6 +89,8 @@ import UnidirectionalTestSupport
       replayed.standardOutput == """
         == Log in ==
         commands: email ADDRESS, password SECRET, login, help, quit
+        email set to 'blob2fa@example.com'; now type 'password SECRET' (or 'password' alone, to \
+        type it unseen)
 
         """)
   }

@@ -6,7 +6,8 @@ public struct GameView: Equatable, Sendable {
   public var game: String
   /// The board.
   public var board: Board
-  /// Whose turn it is (while the game is on).
+  /// Whose turn it is while the game is on; the `state` frame of a finished game (an
+  /// ``outcome`` set) has no `turn`.
   public var turn: Player
   /// How many moves were accepted.
   public var moveCount: Int

@@ -12,7 +12,8 @@ import TicTacToeCore
 /// {"type":"bye","reason":"idle"}
 /// ```
 ///
-/// (The `state` frame is on one line; it is wrapped here.)
+/// (The `state` frame is on one line; it is wrapped here. A finished game's `state` frame, with
+/// `status` other than `playing`, has no `turn`.)
 public enum ServerFrame: Equatable, Sendable {
   /// Where the client is now: pushed whenever its session's phase changes.
   case session(name: String?, phase: Session.Phase)
@@ -63,7 +64,8 @@ public enum ServerFrame: Equatable, Sendable {
         out.append(cell == .x ? 0x58 : cell == .o ? 0x4F : 0x2E)
       }
       out.raw("\"")
-      out.field("turn", word: view.turn.word)
+      // Whose turn it is only while the game is on: a finished game has no turn.
+      if view.outcome == nil { out.field("turn", word: view.turn.word) }
       out.field("moves", view.moveCount)
       if let last = view.lastMove {
         out.raw(",\"last\":{\"player\":")

@@ -199,7 +199,7 @@ final class LoadClient {
   private func handleState(_ index: Int, _ line: ArraySlice<UInt8>) {
     guard let board = Self.string("board", in: line), board.utf8.count == 9,
       let moveCount = Self.number("moves", in: line),
-      let status = Self.string("status", in: line), let turn = Self.string("turn", in: line)
+      let status = Self.string("status", in: line)
     else { return }
     var connection = connections[index]
     connection.board = Array(board.utf8)
@@ -229,7 +229,10 @@ final class LoadClient {
       connections[index].waitingForLobby = true
       return
     }
-    if turn.utf8.first == connection.me, connection.pending == nil, !stopping {
+    // A game on has a turn (a finished one, returned from above, has none).
+    if Self.string("turn", in: line)?.utf8.first == connection.me, connection.pending == nil,
+      !stopping
+    {
       let free = connection.board.indices.filter { connection.board[$0] == 0x2E }
       guard !free.isEmpty else { return }
       sendMove(index, cell: free[Int(random.next() % UInt64(free.count))])

@@ -42,9 +42,12 @@ final class ChildServer {
   let port: UInt16
   let stderr = Pipe()
 
+  /// `tictactoe-server` beside this executable (symbolic links resolved).
+  static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    .deletingLastPathComponent().appendingPathComponent("tictactoe-server")
+
   init(arguments: [String]) throws {
-    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-      .deletingLastPathComponent().appendingPathComponent("tictactoe-server")
+    let executable = Self.executable
     process.executableURL = executable
     process.arguments = ["--port", "0", "--quiet"] + arguments
     let stdout = Pipe()
@@ -168,14 +171,35 @@ enum LoadCommand {
       guard let value = arguments.popFirst() else { usageError("\(name) needs a value") }
       return value
     }
+    func number<T: LosslessStringConvertible>(_ name: String, _ type: T.Type) -> T {
+      let text = value(name)
+      guard let number = T(text) else { usageError("\(name): not a number: \(text)") }
+      return number
+    }
+    // Each rule is checked on its own, so that a mistake is named alone.
     while let argument = arguments.popFirst() {
       switch argument {
-      case "--connections": connections = Int(value(argument)) ?? 0
-      case "--duration": duration = Double(value(argument)) ?? 0
-      case "--seed": seed = UInt64(value(argument)) ?? 1
+      case "--connections":
+        connections = number(argument, Int.self)
+        guard connections >= 2, connections % 2 == 0 else {
+          usageError(
+            "--connections: \(connections) is not an even number of at least 2 (each game seats "
+              + "two connections)")
+        }
+      case "--duration":
+        duration = number(argument, Double.self)
+        guard duration > 0, duration.isFinite else {
+          usageError("--duration: \(duration) is not a positive number of seconds")
+        }
+      case "--seed": seed = number(argument, UInt64.self)
       case "--host": host = value(argument)
-      case "--port": port = UInt16(value(argument)) ?? 0
-      case "--server-pid": serverPID = Int32(value(argument))
+      case "--port":
+        let requested = number(argument, Int.self)
+        guard (1...65535).contains(requested) else {
+          usageError("--port: \(requested) is out of range: a port is 1 to 65535")
+        }
+        port = UInt16(requested)
+      case "--server-pid": serverPID = number(argument, Int32.self)
       case "--durable":
         durableDirectory =
           FileManager.default.temporaryDirectory
@@ -188,10 +212,17 @@ enum LoadCommand {
       default: usageError("unknown argument: \(argument)")
       }
     }
-    guard connections >= 2, connections % 2 == 0, duration > 0, port != 0 else {
-      usageError("--connections must be even and at least 2, --duration and --port positive")
-    }
     guard host == "127.0.0.1" else { usageError("the load test runs on loopback: 127.0.0.1") }
+    // The echo baseline always runs on a server this tool starts: without one, say what is
+    // missing, where it was looked for and how to build it (not a Foundation error, later).
+    let server = ChildServer.executable
+    guard FileManager.default.isExecutableFile(atPath: server.path) else {
+      fail(
+        "no tictactoe-server beside this program: looked for \(server.path). It starts that "
+          + "server for the echo baseline (and for the games unless --port is given). Build it "
+          + "into the same directory, e.g. 'swift build -c release --product tictactoe-server', "
+          + "then run tictactoe-load from there, e.g. '.build/release/tictactoe-load'")
+    }
     // Clients and servers hold one descriptor per connection: raise the soft limit.
     var limit = rlimit()
     if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 {

@@ -78,7 +78,14 @@ struct Options {
     while let argument = arguments.popFirst() {
       switch argument {
       case "--host": host = value(argument)
-      case "--port": port = number(argument, UInt16.self)
+      case "--port":
+        // Read as any integer first, so that 99999 is said to be out of range, not no number.
+        let requested = number(argument, Int.self)
+        guard let valid = UInt16(exactly: requested) else {
+          usageError(
+            "--port: \(requested) is out of range: a port is 1 to 65535 (0 picks a free one)")
+        }
+        port = valid
       case "--idle-timeout": idleTimeout = number(argument, Double.self)
       case "--max-frame": limits.maximumFrameBytes = number(argument, Int.self)
       case "--max-output": limits.maximumOutputBytes = number(argument, Int.self)

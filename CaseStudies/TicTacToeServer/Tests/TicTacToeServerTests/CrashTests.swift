@@ -45,13 +45,15 @@ import UnidirectionalTestSupport
 
   /// Applies a `state` frame to the table.
   static func apply(_ state: [String: Any], to table: Table) throws {
+    // A finished game's frame has no turn.
+    let isOn = state["status"] as? String == "playing"
     guard state["type"] as? String == "state", let board = state["board"] as? String,
-      let moves = state["moves"] as? Int, let turn = state["turn"] as? String
+      let moves = state["moves"] as? Int, let turn = state["turn"] as? String ?? (isOn ? nil : "")
     else { throw Failure(description: "not a state: \(state)") }
     table.board = Array(board)
     table.moves = moves
     table.turn = turn
-    if state["status"] as? String != "playing" { table.game = nil }
+    if !isOn { table.game = nil }
   }
 
   /// Seats a new game at the table: both players say hello and queue, X first.

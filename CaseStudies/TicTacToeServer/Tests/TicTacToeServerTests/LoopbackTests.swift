@@ -17,6 +17,10 @@ import UnidirectionalTestSupport
         #expect(state["type"] as? String == "state")
         #expect(state["moves"] as? Int == seq + 1)
         #expect((state["last"] as? [String: Any])?["seq"] as? Int == seq)
+        // Whose turn it is while the game is on; the frame of the finished game has no turn.
+        let isOver = seq == moves.count - 1
+        #expect(state["status"] as? String == (isOver ? "won" : "playing"))
+        #expect(state["turn"] as? String == (isOver ? nil : seq % 2 == 0 ? "O" : "X"))
       }
     }
     // X won; both are told, then are back in the lobby.

@@ -46,6 +46,21 @@ import Testing
     }
   }
 
+  /// A port that is a number but not a port is said to be out of range, not "not a number".
+  @Test func aPortOutOfRangeIsSaidToBe() throws {
+    for port in ["99999", "-1", "65536"] {
+      let run = try ServerProcess.run(["--port", port])
+      #expect(run.status == 64)
+      #expect(
+        run.log.hasPrefix(
+          "tictactoe-server: --port: \(port) is out of range: a port is 1 to 65535 (0 picks a "
+            + "free one)\nusage:"), "\(run.log)")
+    }
+    #expect(
+      try ServerProcess.run(["--port", "seventy"]).log.hasPrefix(
+        "tictactoe-server: --port: not a number: seventy\n"))
+  }
+
   @Test func exitCodes() throws {
     #expect(try ServerProcess.run(["--port", "seventy"]).status == 64)
     #expect(try ServerProcess.run(["--frobnicate"]).status == 64)

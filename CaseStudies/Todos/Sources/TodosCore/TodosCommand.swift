@@ -1,5 +1,6 @@
 import CaseStudySupport
 import Unidirectional
+import UnidirectionalTerminal
 
 /// One line of user input to the to-do program, parsed for the screen it was typed on.
 ///
@@ -92,6 +93,12 @@ public enum TodosCommand: Equatable, Sendable {
   ///   - line: The line, without its newline.
   ///   - state: The program's state when the line is read.
   public init(_ line: String, state: Todos.State) {
+    // The program reads lines in a loop of its own, not a `REPL`: it refuses an escape sequence
+    // (an arrow key, a paste) the way a `REPL` does, before anything could store or echo it.
+    if let problem = InputLine.controlCharacterProblem(in: line) {
+      self = .invalid(message: problem)
+      return
+    }
     let (command, argument) = line.commandAndArgument
     let screen = state.screen
     switch command {

@@ -29,6 +29,17 @@ import Unidirectional
     #expect(TodosCommand(" \t ", state: state) == .nothing)
   }
 
+  /// The program reads lines itself, not through a `REPL`: its parser refuses control
+  /// characters the same way, before any command is read.
+  @Test func aLineWithAControlCharacterIsRefused() {
+    #expect(
+      invalid("help\u{1B}[A")
+        == #"the line 'help\u{1B}[A' contains a control character (\u{1B}); type plain text"#)
+    #expect(
+      invalid("add \u{9B}2JBuy")
+        == #"the line 'add \u{9B}2JBuy' contains a control character (\u{9B}); type plain text"#)
+  }
+
   @Test func badLinesNameTheBadPartAndTheValidForms() {
     #expect(
       invalid("add")

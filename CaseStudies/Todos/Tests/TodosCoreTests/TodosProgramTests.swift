@@ -94,6 +94,23 @@ import UnidirectionalTestSupport
     #expect(saved.map(\.title) == ["Water the plants", "Buy milk", "Call Ann"])
   }
 
+  /// A title with an escape sequence would be drawn with the list: a line with a control
+  /// character is refused whole, quoted escaped, and nothing is saved from it.
+  @Test func linesWithControlCharactersAreRefusedQuotedEscaped() throws {
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let output = try run("add Buy milk\nadd \u{1B}[2JCall Ann\n\u{1B}[A\ndone 1\u{9B}\n")
+    #expect(output.status == 1)
+    #expect(
+      output.standardError == #"""
+        error: the line 'add \u{1B}[2JCall Ann' contains a control character (\u{1B}); type plain text
+        error: the line '\u{1B}[A' contains a control character (\u{1B}); type plain text
+        error: the line 'done 1\u{9B}' contains a control character (\u{9B}); type plain text
+
+        """#)
+    #expect(try TodoFile(path: path).load().map(\.title) == ["Buy milk"])
+    #expect(!output.standardOutput.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{9B}" })
+  }
+
   @Test func theModesAndTheEditorInAScript() throws {
     defer { try? FileManager.default.removeItem(at: directory) }
     let output = try run(
