@@ -127,10 +127,12 @@ extension Reducer {
   /// ```
   ///
   /// For an action of the case, the child runs first, while the state is that case; then this
-  /// reducer runs. When the state leaves the case (to another case, whoever changes it), the
-  /// case's running effects are cancelled, and an action they send afterwards is reported (see
-  /// ``StoreIssue/Kind/actionFromDismissedChild(action:)``). A case action that arrives while the
-  /// state is another case is ignored and reported to the store's issue handler.
+  /// reducer runs. When the state leaves the case, or holds a child of another id (see below),
+  /// at the end of that action, whichever reducer changed it, the child's running effects are
+  /// cancelled; an action they send afterwards is dropped, and reported if its sender was not
+  /// cancelled with them (see ``StoreIssue/Kind/actionFromDismissedChild(action:)``). A case
+  /// action that arrives while the state is another case is ignored and reported to the
+  /// store's issue handler.
   ///
   /// The child's identity is the case (this call's file and line, and the case's state type) and
   /// an id: the state's own if the enum is `Identifiable`, else the case's payload's if it is. A

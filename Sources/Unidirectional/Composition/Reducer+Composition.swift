@@ -2,9 +2,11 @@ extension Reducer {
   /// Adds a child reducer for an optional child state.
   ///
   /// For a child action, the child runs first, while the child state exists; then this reducer
-  /// runs. When this reducer sets the child state to `nil`, the child's running effects are
-  /// cancelled, and an action they send afterwards is ignored and reported (see
-  /// ``StoreIssue/Kind/actionFromDismissedChild(action:)``). A child action that arrives while
+  /// runs. When the child state becomes `nil`, at the end of that action, whichever reducer set
+  /// it (this one, or another combined before, after or above it), the child's running effects
+  /// are cancelled; an action they send afterwards is dropped, and reported if its sender was
+  /// not cancelled with them (see ``StoreIssue/Kind/actionFromDismissedChild(action:)``). A
+  /// child action that arrives while
   /// the child state is `nil` is ignored and reported to the store's issue handler (see
   /// ``StoreIssue``). For an `Identifiable` child state, an overload also treats a child with a
   /// new id as a new child.
@@ -31,11 +33,10 @@ extension Reducer {
   /// with another id is a new child.
   ///
   /// As the other `ifLet` (``Reducer/ifLet(_:action:then:fileID:line:)-2842b``), and besides: when
-  /// this reducer replaces the child state by one with a different `id`, the running effects of
-  /// the child it replaced are cancelled, while those of the new child run. An action those old
-  /// effects send afterwards is never applied to the new child: it is ignored and reported (see
-  /// ``StoreIssue/Kind/actionFromDismissedChild(action:)``), as is one sent after the child
-  /// became `nil`.
+  /// the child state is replaced by one with a different `id` (by any reducer, or by the child
+  /// changing its own id), the running effects of the child it replaced are cancelled, while
+  /// those of the new child run. An action those old effects send afterwards is never applied
+  /// to the new child: it is dropped, as is one sent after the child became `nil`.
   ///
   /// - Parameters:
   ///   - state: Where the optional child state lives.
@@ -62,9 +63,9 @@ extension Reducer {
   /// Adds an element reducer for each element of an `IdentifiedArray`.
   ///
   /// An element action `(id, action)` runs the element reducer on the element with that id,
-  /// then this reducer runs. When this reducer removes elements, their running effects are
-  /// cancelled, also when it puts back an earlier copy of the array (an undo) that lacks
-  /// elements added since. Not seen: putting back a copy that diverged from the current one by
+  /// then this reducer runs. When elements are removed, their running effects are cancelled at
+  /// the end of that action, whichever reducer removed them, also when an earlier copy of the
+  /// array is put back (an undo) that lacks elements added since. Not seen: putting back a copy that diverged from the current one by
   /// additions only and holds more elements (a redo after new additions); remove the dropped
   /// elements first, or cancel their effects. An action for an id that is not present is
   /// ignored and reported to the store's issue handler.

@@ -22,10 +22,13 @@ public struct StoreIssue: Sendable, CustomStringConvertible {
     case actionWithoutState(action: String, state: String)
 
     /// An effect of a navigation child (an `ifLet`, `ifCaseLet`, presented or stack child, a
-    /// `forEach` element) sent an action after the child was dismissed, popped, removed or
-    /// replaced and its effects cancelled, or had sent it just before and it was still waiting
-    /// to be reduced. The action was dropped, never given to whatever child is there now: the
-    /// effect should stop when cancelled. `fileID` and `line` say where the effect was created.
+    /// `forEach` element) handed its `Send` to work the store does not track (an unstructured
+    /// `Task`, a Dispatch queue, a callback), which sent an action after the child was
+    /// dismissed, popped, removed or replaced. The action was dropped, never given to whatever
+    /// child is there now; the work outlived its child, a leak in the feature (a `TestStore`
+    /// fails the test). `fileID` and `line` say where the effect was created. (An action sent
+    /// by the child's own effect task after it was cancelled with the child is dropped in
+    /// silence, as is one sent while the child was there that still waited to be reduced.)
     case actionFromDismissedChild(action: String)
   }
 

@@ -1,5 +1,5 @@
 /// A parent reducer with a reducer for a presented child feature. Made by
-/// ``Reducer/ifLet(_:action:destination:fileID:line:)``.
+/// ``Reducer/ifLet(_:action:destination:fileID:line:)-l4vi``.
 public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reducer {
   // Safe: key paths are immutable; the captured subscript arguments are fixed at creation.
   @usableFromInline nonisolated(unsafe) let toPresentation:
@@ -207,10 +207,13 @@ extension Reducer {
   /// - `.presented(action)` runs the destination on the presented state, then this reducer.
   /// - `.dismiss` runs this reducer, then sets the presented state to `nil` (unless this
   ///   reducer presented something else meanwhile).
-  /// - The effects of a presentation are cancelled when it ends, however it ends: this reducer
-  ///   sets the state to `nil` or presents another child in its place, `.dismiss` arrives, or
-  ///   the child calls `dismiss()` (see ``DismissEffect``). An action those effects send
-  ///   afterwards is reported (see ``StoreIssue/Kind/actionFromDismissedChild(action:)``).
+  /// - The effects of a presentation are cancelled at the end of the action that ends it,
+  ///   however it ends and whichever reducer ends it: this reducer or another one (combined
+  ///   before or after this one, or above it) sets the state to `nil` or presents another
+  ///   child in its place, `.dismiss` arrives, or the child calls `dismiss()` (see
+  ///   ``DismissEffect``). An action those effects send afterwards is dropped, and reported if
+  ///   its sender was not cancelled with them (see
+  ///   ``StoreIssue/Kind/actionFromDismissedChild(action:)``).
   /// - An action for the child while nothing is presented is ignored and reported.
   ///
   /// - Parameters:
@@ -237,11 +240,12 @@ extension Reducer {
   }
 
   /// Adds a reducer for a presented child feature whose state is `Identifiable`: as
-  /// ``ifLet(_:action:destination:fileID:line:)``, and a child that changes its own id is a new
-  /// presentation (its running effects end, as in TCA).
+  /// ``Reducer/ifLet(_:action:destination:fileID:line:)-l4vi``, and a child that changes its
+  /// own id is a new presentation (its running effects end, as in TCA).
   ///
   /// - Parameters:
-  ///   - state: Where the presentation lives (see ``ifLet(_:action:destination:fileID:line:)``).
+  ///   - state: Where the presentation lives (see
+  ///     ``Reducer/ifLet(_:action:destination:fileID:line:)-l4vi``).
   ///   - action: The action case that carries the child's presentation actions.
   ///   - destination: The child reducer.
   ///   - fileID: The file of the call, named in issues this produces (filled in for you).

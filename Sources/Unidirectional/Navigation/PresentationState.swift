@@ -6,7 +6,7 @@ private let presentationIDs = Atomic<UInt64>(0)
 
 /// The state of an optional child feature that is presented (a modal mode, an editor, a
 /// confirmation), with an identity per presentation. Drive it with
-/// ``Reducer/ifLet(_:action:destination:fileID:line:)``.
+/// ``Reducer/ifLet(_:action:destination:fileID:line:)-l4vi``.
 ///
 /// ```swift
 /// struct State: Equatable, Sendable {
@@ -24,7 +24,7 @@ private let presentationIDs = Atomic<UInt64>(0)
 /// before it. Editing the presented value in place, or replacing it with a value that is not
 /// `Identifiable` or has the same id, keeps the presentation; a presented child whose own reducer
 /// changes its `Identifiable` id is a new presentation too, as in TCA (see
-/// ``Reducer/ifLet(_:action:destination:fileID:line:)``).
+/// ``Reducer/ifLet(_:action:destination:fileID:line:)-l4vi``).
 ///
 /// An enum child state (a destination with several cases) that changes case is a new
 /// presentation too, as in TCA: the destination's case is read from the enum's runtime records
@@ -70,7 +70,7 @@ public struct PresentationState<State> {
     }
   }
 
-  /// The presentation itself, for ``Reducer/ifLet(_:action:destination:fileID:line:)``:
+  /// The presentation itself, for ``Reducer/ifLet(_:action:destination:fileID:line:)-l4vi``:
   /// `\.$editor`.
   public var projectedValue: Self {
     get { self }

@@ -288,10 +288,12 @@ extension Reducer {
   /// - `.element(id:action:)` runs the destination on that element, then this reducer.
   /// - `.popFrom(id:)` runs this reducer, then pops that element and those above it.
   /// - `.push(id:state:)` runs this reducer, then pushes the element with that id.
-  /// - The effects of an element are cancelled when it leaves the stack, however it leaves:
-  ///   this reducer pops it, `.popFrom(id:)` arrives, or the element calls `dismiss()` (see
-  ///   ``DismissEffect``). An action those effects send afterwards is reported (see
-  ///   ``StoreIssue/Kind/actionFromDismissedChild(action:)``).
+  /// - The effects of an element are cancelled at the end of the action that takes it off the
+  ///   stack, however it leaves and whichever reducer pops it: this one or another,
+  ///   `.popFrom(id:)`, or the element calling `dismiss()` (see ``DismissEffect``). An action
+  ///   those effects send afterwards is dropped, and reported if its sender was not cancelled
+  ///   with them (see ``StoreIssue/Kind/actionFromDismissedChild(action:)``). Ids are never
+  ///   reused within a stack.
   /// - An action for an id that is not on the stack, or a push with an id already used, is
   ///   ignored and reported.
   ///

@@ -26,6 +26,13 @@ struct Counter: Reducer {
 }
 
 @Suite struct StoreTests {
+  @Test func storeOfNamesTheStoreOfAReducersFeature() {
+    let store: StoreOf<Counter> = Store(initialState: Counter.State()) { Counter() }
+    store.send(.increment)
+    #expect(store.count == 1)
+    #expect(type(of: store) == Store<Counter.State, Counter.Action>.self)
+  }
+
   @Test func sendReducesSynchronouslyWhenIdle() {
     let store = Store(initialState: Counter.State()) { Counter() }
     store.send(.increment)
