@@ -7,13 +7,14 @@ import UnidirectionalTestSupport
 // A child's effects die with the child, however it goes away (issue 33), checked against a
 // model. Random programs (a seed each, replayable) present, dismiss (by action and by a sibling
 // reducer's edit, the sibling combined before or after the navigation reducers), replace and
-// rename children in every container: a sheet, an optional, a stack, rows, an enum's cases, a
-// presented destination with two cases, and a grandchild presented by any of them. The children
-// start effects that send from their own task, a child task, an unstructured task, a detached
-// task or a Dispatch queue, after waiting on gates the test opens one at a time, never on the
-// clock. After every step the store's children (and the ticks each got) and its issues are
-// compared with the model's, which knows for every effect whether its action reaches its child,
-// is dropped in silence, or is dropped and reported; at the end no effect is left running.
+// rename children in every container: a sheet, an optional, a stack, rows, an enum's cases, an
+// `Identifiable` enum's case, a presented destination with two cases, and a grandchild presented
+// by any of them. The children start effects that send from their own task, a child task, an
+// unstructured task, a detached task or a Dispatch queue, after waiting on gates the test opens
+// one at a time, never on the clock. After every step the store's children (and the ticks each
+// got) and its issues are compared with the model's, which knows for every effect whether its
+// action reaches its child, is dropped in silence, or is dropped and reported; at the end no
+// effect is left running.
 
 /// The gates of the effects a program starts, one pair per token: `go` is opened by the test;
 /// `done` by the effect once its `send` returned (it returns at once when the action is dropped).
@@ -211,6 +212,24 @@ struct DifferentialParent: Reducer {
     case second(DifferentialChild.Action)
   }
 
+  /// An `Identifiable` enum: its `ifCaseLet` child's identity is the case and the enum's id,
+  /// which children with ids 1 and 2 share (see `NavigationDifferential.panelID`).
+  enum Panel: Equatable, Sendable, Identifiable {
+    case closed
+    case open(DifferentialChild.State)
+
+    var id: Int {
+      switch self {
+      case .closed: 0
+      case .open(let child): NavigationDifferential.panelID(child.id)
+      }
+    }
+  }
+
+  enum PanelAction: Equatable, Sendable {
+    case open(DifferentialChild.Action)
+  }
+
   struct State: Equatable, Sendable {
     @PresentationState var sheet: DifferentialChild.State?
     var optional: DifferentialChild.State?
@@ -218,6 +237,7 @@ struct DifferentialParent: Reducer {
     var rows: IdentifiedArray<DifferentialChild.State> = []
     var mode = Mode.idle
     @PresentationState var destination: Destination?
+    var panel = Panel.closed
   }
 
   /// What the sibling reducer does to the state.
@@ -231,6 +251,7 @@ struct DifferentialParent: Reducer {
     case removeRow(Int)
     case setMode(Mode)
     case setDestination(Destination?)
+    case setPanel(Panel)
     /// Changes the id of the child at a place in place (its other state kept).
     case rename(NavigationDifferential.Place, Int)
     /// Removes the child at a place and puts a new one with the same id there, in one action.
@@ -244,6 +265,7 @@ struct DifferentialParent: Reducer {
     case rows(IdentifiedActionOf<DifferentialChild>)
     case mode(ModeAction)
     case destination(PresentationAction<DestinationAction>)
+    case panel(PanelAction)
     case edit(Edit)
   }
 
@@ -270,6 +292,10 @@ struct DifferentialParent: Reducer {
         .ifCaseLet(.case(Mode.editing), action: .case(ModeAction.editing)) { child }
         .ifCaseLet(.case(Mode.viewing), action: .case(ModeAction.viewing)) { child }
     }
+    Scope(state: \.panel, action: .case(Action.panel)) {
+      Reduce<Panel, PanelAction> { _, _ in .none }
+        .ifCaseLet(.case(Panel.open), action: .case(PanelAction.open)) { child }
+    }
     Reduce(sibling(runsFirst: false))
   }
 
@@ -286,6 +312,7 @@ struct DifferentialParent: Reducer {
       case .removeRow(let id): _ = state.rows.remove(id: id)
       case .setMode(let mode): state.mode = mode
       case .setDestination(let destination): state.destination = destination
+      case .setPanel(let panel): state.panel = panel
       case .rename(let place, let id): Self.rename(place, to: id, in: &state)
       case .reopen(let place): Self.reopen(place, in: &state)
       }
@@ -326,6 +353,10 @@ struct DifferentialParent: Reducer {
     case .row(let id):
       state.rows.remove(id: id)
       state.rows.append(DifferentialChild.State(id: id))
+    case .panel:
+      guard case .open(let child) = state.panel else { return }
+      state.panel = .closed
+      state.panel = .open(DifferentialChild.State(id: child.id))
     case .element, .inner: break
     }
   }
@@ -356,6 +387,10 @@ struct DifferentialParent: Reducer {
         child.id = id
         state.destination = .second(child)
       }
+    case .panel:
+      guard case .open(var child) = state.panel else { return }
+      child.id = id
+      state.panel = .open(child)
     case .row, .inner: break
     }
   }
@@ -363,6 +398,9 @@ struct DifferentialParent: Reducer {
 
 /// The model: plain Swift, no library.
 enum NavigationDifferential {
+  /// The id of the panel that shows a child with `id`: 1 and 2 share one.
+  static func panelID(_ id: Int) -> Int { (id + 1) / 2 }
+
   /// Where a child is.
   indirect enum Place: Equatable, Sendable, CustomStringConvertible {
     case sheet, optional, editing, viewing
@@ -372,6 +410,8 @@ enum NavigationDifferential {
     case element(Int)
     /// The row with this id.
     case row(Int)
+    /// The `Identifiable` enum's case.
+    case panel
     /// The grandchild presented by the child at this place.
     case inner(Place)
 
@@ -385,6 +425,7 @@ enum NavigationDifferential {
       case .second: "second"
       case .element(let generation): "element #\(generation)"
       case .row(let id): "row \(id)"
+      case .panel: "panel"
       case .inner(let place): "inner of \(place)"
       }
     }
@@ -425,6 +466,11 @@ enum NavigationDifferential {
     case clearDestination
     /// `.destination(.dismiss)`.
     case dismissDestination
+    /// The sibling sets the panel to `.open` with a child with `id` (the same child if the panel
+    /// is open with the same id).
+    case openPanel(Int)
+    /// The sibling sets the panel to `.closed`.
+    case closePanel
     /// The sibling changes the id of the child at the place in place, keeping its ticks.
     case rename(Place, Int)
     /// The child at the place changes its own id (`.setID`).
@@ -459,6 +505,8 @@ enum NavigationDifferential {
       case .presentSecond(let id): "presentSecond(\(id))"
       case .clearDestination: "clearDestination"
       case .dismissDestination: "dismissDestination"
+      case .openPanel(let id): "openPanel(\(id))"
+      case .closePanel: "closePanel"
       case .rename(let place, let id): "rename(\(place), \(id))"
       case .renameItself(let place, let id): "renameItself(\(place), \(id))"
       case .reopen(let place): "reopen(\(place))"
@@ -508,13 +556,15 @@ enum NavigationDifferential {
     /// `first` or `second`, and the child; `nil` when nothing is presented.
     var destination: String?
     var destinationChild: Child?
+    var panel: Child?
 
     var description: String {
       let stack = pathOrder.map { "#\($0): \(path[$0]!)" }.joined(separator: ", ")
       return "sheet: \(sheet.map(String.init(describing:)) ?? "nil"), "
         + "optional: \(optional.map(String.init(describing:)) ?? "nil"), path: [\(stack)], "
         + "rows: \(rows), mode: \(mode.map { "\($0) \(modeChild!)" } ?? "idle"), "
-        + "destination: \(destination.map { "\($0) \(destinationChild!)" } ?? "nil")"
+        + "destination: \(destination.map { "\($0) \(destinationChild!)" } ?? "nil"), "
+        + "panel: \(panel.map(String.init(describing:)) ?? "closed")"
     }
 
     /// The children of the store's state.
@@ -544,6 +594,7 @@ enum NavigationDifferential {
         destination = "second"
         destinationChild = Child(child)
       }
+      if case .open(let child) = state.panel { panel = Child(child) }
     }
 
     init() {}
@@ -585,6 +636,7 @@ enum NavigationDifferential {
     var mode: (name: String, serial: Int)?
     /// The destination's case (`first` or `second`) and the serial.
     var destination: (name: String, serial: Int)?
+    var panel: Int?
     var nextSerial = 0
     /// The tokens started and not opened: their child's serial, and where they send from.
     var pending: [Int: (serial: Int, sender: DifferentialSender)] = [:]
@@ -606,9 +658,11 @@ enum NavigationDifferential {
     }
 
     /// `serial` replaced by a child with `id`: the same child (with a fresh state, without a
-    /// grandchild) if the ids are equal, else a new one.
-    mutating func replace(_ serial: Int?, with id: Int) -> Int {
-      if let serial, let entry = children[serial], entry.id == id {
+    /// grandchild) if the identities the ids give are equal, else a new one.
+    mutating func replace(
+      _ serial: Int?, with id: Int, identity: (Int) -> Int = { $0 }
+    ) -> Int {
+      if let serial, let entry = children[serial], identity(entry.id) == identity(id) {
         end(entry.inner)
         children[serial] = Entry(id: id)
         return serial
@@ -628,6 +682,7 @@ enum NavigationDifferential {
       case .second: destination?.name == "second" ? destination?.serial : nil
       case .element(let generation): path.first { $0.generation == generation }?.serial
       case .row(let id): rows.first { children[$0]?.id == id }
+      case .panel: panel
       case .inner(let place): serial(at: place).flatMap { children[$0]?.inner }
       }
     }
@@ -689,6 +744,10 @@ enum NavigationDifferential {
       case .clearDestination, .dismissDestination:
         end(destination?.serial)
         destination = nil
+      case .openPanel(let id): panel = replace(panel, with: id, identity: Self.identity(at: .panel))
+      case .closePanel:
+        end(panel)
+        panel = nil
       case .rename(let place, let id), .renameItself(let place, let id):
         rename(place, to: id)
       case .reopen(let place): reopen(place)
@@ -709,6 +768,12 @@ enum NavigationDifferential {
           reports.append(token)
         }
       }
+    }
+
+    /// What of a child's id is its identity at `place`: the panel's id for the panel, the id
+    /// elsewhere.
+    static func identity(at place: Place) -> (Int) -> Int {
+      place == .panel ? { NavigationDifferential.panelID($0) } : { $0 }
     }
 
     static func isInner(_ place: Place) -> Bool {
@@ -756,6 +821,7 @@ enum NavigationDifferential {
         end(serial)
         destination!.serial = make(id)
       case .optional, .editing, .viewing: _ = replace(serial, with: id)
+      case .panel: _ = replace(serial, with: id, identity: Self.identity(at: .panel))
       case .row:
         _ = replace(serial, with: id)
         rows.removeAll { $0 == serial }
@@ -770,11 +836,15 @@ enum NavigationDifferential {
     mutating func rename(_ place: Place, to id: Int) {
       let serial = serial(at: place)!
       let old = children[serial]!
+      let identity = Self.identity(at: place)
       if case .element = place {
         children[serial]!.id = id
         return
       }
-      guard old.id != id else { return }
+      guard identity(old.id) != identity(id) else {
+        children[serial]!.id = id
+        return
+      }
       let inner = old.inner.map { make(children[$0]!.id, ticks: children[$0]!.ticks) }
       end(serial)
       let new = make(id, ticks: old.ticks)
@@ -784,6 +854,7 @@ enum NavigationDifferential {
       case .optional: optional = new
       case .editing, .viewing: mode!.serial = new
       case .first, .second: destination!.serial = new
+      case .panel: panel = new
       case .element, .row, .inner: break
       }
     }
@@ -821,6 +892,7 @@ enum NavigationDifferential {
       snapshot.modeChild = mode.map { child($0.serial) }
       snapshot.destination = destination?.name
       snapshot.destinationChild = destination.map { child($0.serial) }
+      snapshot.panel = panel.map(child)
       return snapshot
     }
 
@@ -831,6 +903,7 @@ enum NavigationDifferential {
       if optional != nil { places.append(.optional) }
       if let mode { places.append(mode.name == "editing" ? .editing : .viewing) }
       if let destination { places.append(destination.name == "first" ? .first : .second) }
+      if panel != nil { places.append(.panel) }
       places += path.map { .element($0.generation) }
       places += rows.map { .row(children[$0]!.id) }
       return places
@@ -870,7 +943,8 @@ enum NavigationDifferential {
             .addRow(1 + Int(rng.next() % 4)), .removeRow(rowIDs.isEmpty ? 0 : pick(rowIDs)),
             .enterEditing(id), .enterViewing(id), .leaveCase, .presentFirst(id),
             .presentSecond(id), .clearDestination, .dismissDestination, .rename(place, id),
-            .renameItself(place, id), .reopen(place), .presentInner(place, id),
+            .renameItself(place, id), .reopen(place), .presentInner(place, id), .openPanel(id),
+            .closePanel,
             .presentInner(place, id), .dismissInner(place),
           ])
       }
@@ -959,6 +1033,8 @@ enum NavigationDifferential {
       store.send(.edit(.setDestination(.second(DifferentialChild.State(id: id)))))
     case .clearDestination: store.send(.edit(.setDestination(nil)))
     case .dismissDestination: store.send(.destination(.dismiss))
+    case .openPanel(let id): store.send(.edit(.setPanel(.open(DifferentialChild.State(id: id)))))
+    case .closePanel: store.send(.edit(.setPanel(.closed)))
     case .rename(let place, let id): store.send(.edit(.rename(place, id)))
     case .renameItself(let place, let id): send(.setID(id), to: place, in: store)
     case .reopen(let place): store.send(.edit(.reopen(place)))
@@ -990,6 +1066,7 @@ enum NavigationDifferential {
     case .element(let generation):
       store.send(.path(.element(id: StackElementID(integerLiteral: generation), action: action)))
     case .row(let id): store.send(.rows(.element(id: id, action: action)))
+    case .panel: store.send(.panel(.open(action)))
     case .inner: preconditionFailure("a grandchild's actions go through its child")
     }
   }
