@@ -4,7 +4,7 @@ extension Effect {
   /// Identifiers are scoped to the store that runs the effect: two stores never cancel each
   /// other's effects, even with equal identifiers. Within a store, the identifiers a presented
   /// child or a stack element uses are its own too: another element, or the parent, cancelling
-  /// an equal identifier does not reach them (see ``Reducer/ifLet(_:action:destination:fileID:line:)-l4vi``
+  /// an equal identifier does not reach them (see ``Reducer/ifLet(_:action:destination:fileID:line:)``
   /// and ``Reducer/forEach(_:action:destination:fileID:line:)``).
   ///
   /// - Parameters:

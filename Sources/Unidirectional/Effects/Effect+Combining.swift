@@ -178,6 +178,6 @@ extension Effect {
   private static func send<NewAction>(
     _ send: Send<NewAction>, _ transform: @escaping @Sendable (Action) -> NewAction
   ) -> Send<Action> {
-    Send(deliver: { send.deliver(transform($0)) }, origin: send.origin)
+    Send(deliver: { send.deliver(transform($0), $1) }, origin: send.origin)
   }
 }

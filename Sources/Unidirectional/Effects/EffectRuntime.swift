@@ -96,10 +96,10 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// child that is gone is dropped, and reported unless the calling task was cancelled.
   func send(from origin: EffectOrigin) -> Send<Action> {
     Send(
-      deliver: { [self] action in
+      deliver: { [self] action, origin in
         // `Send` reported it if the child was gone when it was called; gone since, it is
         // dropped in silence (it was sent while its child was there).
-        guard !origin.childIsGone else { return .none }
+        guard origin?.childIsGone != true else { return .none }
         return deliver.withLock { $0 }?.send(action, origin) ?? .none
       },
       origin: SendOrigin(task: origin, reportIssue: reportIssue))

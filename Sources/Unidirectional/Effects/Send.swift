@@ -19,8 +19,10 @@
 /// calling task was cancelled with the child, reported: see
 /// ``StoreIssue/Kind/actionFromDismissedChild(action:)``.
 public struct Send<Action>: Sendable {
-  /// Hands an action to the store and says how to wait for its reduction.
-  let deliver: @Sendable (Action) -> StoreTask
+  /// Hands an action, sent by the effect task given (if any), to the store, and says how to
+  /// wait for its reduction. The task is passed, not captured: a closure that captures only
+  /// the runtime costs no allocation.
+  let deliver: @Sendable (Action, EffectOrigin?) -> StoreTask
 
   /// The effect task the store gave this `Send` to (through any mapping), if the store made it:
   /// how a call knows that the child that effect ran for is gone.
@@ -33,7 +35,7 @@ public struct Send<Action>: Sendable {
   ///
   /// - Parameter send: Receives each action.
   public init(_ send: @escaping @Sendable (Action) -> Void) {
-    self.deliver = { action in
+    self.deliver = { action, _ in
       send(action)
       return .none
     }
@@ -41,7 +43,7 @@ public struct Send<Action>: Sendable {
   }
 
   /// Creates a `Send` whose calls wait for the task `deliver` returns to be reduced.
-  init(deliver: @escaping @Sendable (Action) -> StoreTask, origin: SendOrigin?) {
+  init(deliver: @escaping @Sendable (Action, EffectOrigin?) -> StoreTask, origin: SendOrigin?) {
     self.deliver = deliver
     self.origin = origin
   }
@@ -56,11 +58,12 @@ public struct Send<Action>: Sendable {
   /// - Parameter action: The action to send.
   public func callAsFunction(_ action: Action) async {
     guard !Task.isCancelled else { return }
-    if let origin, origin.task.childIsGone {
-      origin.reportDropped(action)
+    // Optional chaining borrows the origin; `if let` would copy it (retaining its parts).
+    if origin?.task.childIsGone == true {
+      origin?.reportDropped(action)
       return
     }
-    await deliver(action).waitUntilReduced()
+    await deliver(action, origin?.task).waitUntilReduced()
   }
 }
 

@@ -1,7 +1,7 @@
 /// Dismisses the presented child feature, or pops the stack element, whose effect calls it.
 ///
 /// Read it from the dependencies and call it from an effect of a child presented with
-/// ``Reducer/ifLet(_:action:destination:fileID:line:)-l4vi`` or of a stack element of
+/// ``Reducer/ifLet(_:action:destination:fileID:line:)`` or of a stack element of
 /// ``Reducer/forEach(_:action:destination:fileID:line:)``:
 ///
 /// ```swift

@@ -1,5 +1,5 @@
 /// A parent reducer with a reducer for a presented child feature. Made by
-/// ``Reducer/ifLet(_:action:destination:fileID:line:)-l4vi``.
+/// ``Reducer/ifLet(_:action:destination:fileID:line:)``.
 public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reducer {
   // Safe: key paths are immutable; the captured subscript arguments are fixed at creation.
   @usableFromInline nonisolated(unsafe) let toPresentation:
@@ -10,9 +10,6 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
   // file's name would be an allocation each time.
   @usableFromInline let fileID: StaticString
   @usableFromInline let line: UInt
-  /// The `Identifiable` id of a destination state, when it has one: a destination that changes
-  /// its own id is a new presentation.
-  @usableFromInline let destinationID: (@Sendable (Destination.State) -> AnyHashable)?
   @usableFromInline let addressOnly = AddressOnly()
   // Last: fields of generic types, whose offsets the generic value witnesses (which destroy a
   // `body`'s reducers after every action) compute from metadata; the fields above them have
@@ -25,10 +22,8 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
     parent: Parent, destination: Destination,
     toPresentation: WritableKeyPath<Parent.State, PresentationState<Destination.State>>,
     toPresentationAction: CasePath<Parent.Action, PresentationAction<Destination.Action>>,
-    destinationID: (@Sendable (Destination.State) -> AnyHashable)?,
     fileID: StaticString, line: UInt
   ) {
-    self.destinationID = destinationID
     self.parent = parent
     self.destination = destination
     self.toPresentation = toPresentation
@@ -59,7 +54,9 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
       var effect = Effect<Destination.Action>.none
       idBefore = reduceDestination(destinationAction, into: &effect, in: &state, at: offset)
       if let id = idBefore {
-        if effect.isNotNone { destinationEffect = mapDestinationEffect(effect, presentation: id) }
+        if effect.isNotNone {
+          destinationEffect = mapDestinationEffect(effect, presentation: id, in: &state)
+        }
       } else {
         destinationEffect = destinationWithoutState(action)
       }
@@ -103,37 +100,26 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
   ) -> UInt64? {
     guard let offset else {
       return Self.reduce(
-        &state.pointee[keyPath: toPresentation], destination, action, into: &effect,
-        destinationID: destinationID)
+        &state.pointee[keyPath: toPresentation], destination, action, into: &effect)
     }
     let presentation = UnsafeMutableRawPointer(state).advanced(by: offset)
       .assumingMemoryBound(to: PresentationState<Destination.State>.self)
-    return Self.reduce(
-      &presentation.pointee, destination, action, into: &effect, destinationID: destinationID)
+    return Self.reduce(&presentation.pointee, destination, action, into: &effect)
   }
 
-  /// Runs `destination` on the presented state, if any, and returns the presentation's id (as
-  /// it was before).
+  /// Runs `destination` on the presented state, if any, and returns the presentation's id.
   ///
-  /// The state is written through its storage, so the destination cannot end the presentation;
-  /// but a destination that changes its own `Identifiable` id (`destinationID`) is a new child,
-  /// as in TCA: it gets a new presentation id, and the old one's effects end.
+  /// The state is written through its storage, so the destination cannot end the presentation
+  /// here; a destination that changes its own identity (its `Identifiable` id, its enum case)
+  /// is a new child all the same: the presentation's watch ends its effects at the end of the
+  /// action (see `mapDestinationEffect`).
   @inlinable
   static func reduce(
     _ presentation: inout PresentationState<Destination.State>, _ destination: Destination,
-    _ action: Destination.Action, into effect: inout Effect<Destination.Action>,
-    destinationID: (@Sendable (Destination.State) -> AnyHashable)?
+    _ action: Destination.Action, into effect: inout Effect<Destination.Action>
   ) -> UInt64? {
     guard let id = presentation.presentationID else { return nil }
-    guard let destinationID else {
-      effect = destination.reduce(into: &presentation.value!, action: action)
-      return id
-    }
-    let idBefore = destinationID(presentation.value!)
     effect = destination.reduce(into: &presentation.value!, action: action)
-    if destinationID(presentation.value!) != idBefore {
-      presentation.presentationID = PresentationState<Destination.State>.nextID()
-    }
     return id
   }
 
@@ -142,13 +128,21 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
   ///
   /// The store watches the presentation from then on (see `ChildWatch`): whichever reducer ends
   /// it, its effects end with that action.
+  ///
+  /// The watch remembers the child's identity (its `Identifiable` id and enum case) too: a child
+  /// that changes its own is a new child, as in TCA, and the old one's effects end at the end of
+  /// that action (the presentation reducer writes the child through the storage and cannot
+  /// notice it without reading the id on every action).
   @usableFromInline
-  func mapDestinationEffect(_ effect: Effect<Destination.Action>, presentation id: UInt64)
-    -> Effect<Parent.Action>
-  {
+  func mapDestinationEffect(
+    _ effect: Effect<Destination.Action>, presentation id: UInt64,
+    in state: UnsafeMutablePointer<Parent.State>
+  ) -> Effect<Parent.Action> {
     let embed = toPresentationAction.embed
     let effects = Effects(keyPath: toPresentation, presentation: id)
     let toPresentation = UncheckedSendable(toPresentation)
+    let child = state.pointee[keyPath: toPresentation.value].wrappedValue
+      .map(PresentationState<Destination.State>.identity(of:))
     return effect.map(
       { embed(.presented($0)) },
       child: NavigationChild(scope: EffectID(effects), dismissAction: { embed(.dismiss) }),
@@ -163,8 +157,12 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
       ChildWatch(
         key: EffectID(effects), state: Parent.State.self, whenGone: [.id(EffectID(effects))]
       ) { state in
-        state.pointee[keyPath: toPresentation.value].presentationID == id
-          ? .unchanged : .gone([.id(EffectID(effects))])
+        let presentation = state.pointee[keyPath: toPresentation.value]
+        guard presentation.presentationID == id,
+          presentation.wrappedValue.map(PresentationState<Destination.State>.identity(of:))
+            == child
+        else { return .gone([.id(EffectID(effects))]) }
+        return .unchanged
       })
   }
 
@@ -236,35 +234,6 @@ extension Reducer {
   where DestinationState == Destination.State, DestinationAction == Destination.Action {
     PresentationReducer(
       parent: self, destination: destination(), toPresentation: state,
-      toPresentationAction: action, destinationID: nil, fileID: fileID, line: line)
-  }
-
-  /// Adds a reducer for a presented child feature whose state is `Identifiable`: as
-  /// ``Reducer/ifLet(_:action:destination:fileID:line:)-l4vi``, and a child that changes its
-  /// own id is a new presentation (its running effects end, as in TCA).
-  ///
-  /// - Parameters:
-  ///   - state: Where the presentation lives (see
-  ///     ``Reducer/ifLet(_:action:destination:fileID:line:)-l4vi``).
-  ///   - action: The action case that carries the child's presentation actions.
-  ///   - destination: The child reducer.
-  ///   - fileID: The file of the call, named in issues this produces (filled in for you).
-  ///   - line: The line of the call (filled in for you).
-  @inlinable
-  public consuming func ifLet<DestinationState, DestinationAction, Destination: Reducer>(
-    _ state: WritableKeyPath<State, PresentationState<DestinationState>>,
-    action: CasePath<Action, PresentationAction<DestinationAction>>,
-    @ReducerBuilder<DestinationState, DestinationAction> destination: () -> Destination,
-    fileID: StaticString = #fileID,
-    line: UInt = #line
-  ) -> PresentationReducer<Self, Destination>
-  where
-    DestinationState == Destination.State, DestinationAction == Destination.Action,
-    DestinationState: Identifiable & Sendable, DestinationState.ID: Sendable
-  {
-    PresentationReducer(
-      parent: self, destination: destination(), toPresentation: state,
-      toPresentationAction: action, destinationID: { AnyHashable($0.id) }, fileID: fileID,
-      line: line)
+      toPresentationAction: action, fileID: fileID, line: line)
   }
 }

@@ -6,7 +6,7 @@ private let presentationIDs = Atomic<UInt64>(0)
 
 /// The state of an optional child feature that is presented (a modal mode, an editor, a
 /// confirmation), with an identity per presentation. Drive it with
-/// ``Reducer/ifLet(_:action:destination:fileID:line:)-l4vi``.
+/// ``Reducer/ifLet(_:action:destination:fileID:line:)``.
 ///
 /// ```swift
 /// struct State: Equatable, Sendable {
@@ -22,9 +22,9 @@ private let presentationIDs = Atomic<UInt64>(0)
 /// `Identifiable` child state). The effects of a presentation are cancelled when its identity
 /// ends, so a child presented again never receives the actions of the effects of the child
 /// before it. Editing the presented value in place, or replacing it with a value that is not
-/// `Identifiable` or has the same id, keeps the presentation; a presented child whose own reducer
-/// changes its `Identifiable` id is a new presentation too, as in TCA (see
-/// ``Reducer/ifLet(_:action:destination:fileID:line:)-l4vi``).
+/// `Identifiable` or has the same id, keeps the presentation. A presented child whose own reducer
+/// changes its `Identifiable` id (or its enum case) is a new child too, as in TCA: its running
+/// effects end at the end of that action.
 ///
 /// An enum child state (a destination with several cases) that changes case is a new
 /// presentation too, as in TCA: the destination's case is read from the enum's runtime records
@@ -70,7 +70,7 @@ public struct PresentationState<State> {
     }
   }
 
-  /// The presentation itself, for ``Reducer/ifLet(_:action:destination:fileID:line:)-l4vi``:
+  /// The presentation itself, for ``Reducer/ifLet(_:action:destination:fileID:line:)``:
   /// `\.$editor`.
   public var projectedValue: Self {
     get { self }
@@ -80,6 +80,18 @@ public struct PresentationState<State> {
   @usableFromInline
   static func nextID() -> UInt64 {
     presentationIDs.add(1, ordering: .relaxed).newValue
+  }
+
+  /// What tells one presented child from another beyond the presentation: its enum case and its
+  /// `Identifiable` id, when it has them.
+  struct ChildIdentity: Hashable, Sendable {
+    let caseTag: Int?
+    let id: EffectID?
+  }
+
+  /// The identity of `child` (a tag read and a conformance look-up).
+  static func identity(of child: State) -> ChildIdentity {
+    ChildIdentity(caseTag: EnumLayout.caseTag(of: child), id: EffectID.identity(of: child))
   }
 
   /// Whether two child states are one presentation: always, unless they are cases of an enum
