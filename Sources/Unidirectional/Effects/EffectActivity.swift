@@ -33,10 +33,12 @@ final class EffectActivity: Sendable {
     self.testExecutor = testExecutor
   }
 
-  /// Runs `body` as an effect task of this activity, for the effect task `origin`.
-  func run(origin: EffectOrigin, _ body: () async -> Void) async {
-    await EffectActivity.$current.withValue(
-      Context(activity: self, origin: origin), operation: body)
+  /// Runs `body` as an effect task of this activity, for the effect task `origin` (which it is
+  /// given).
+  func run(origin: EffectOrigin, _ body: (EffectOrigin) async -> Void) async {
+    await EffectActivity.$current.withValue(Context(activity: self, origin: origin)) {
+      await body(origin)
+    }
   }
 
   /// The effect task the current task runs for, if it runs effect code of this activity.

@@ -254,10 +254,10 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       let task = makeTask(priority: priority) {
         if isInsideChild {
           await NavigationContext.outsideChildren {
-            await self.activity.run(origin: origin) { await operation(origin) }
+            await self.activity.run(origin: origin, operation)
           }()
         } else {
-          await self.activity.run(origin: origin) { await operation(origin) }
+          await self.activity.run(origin: origin, operation)
         }
         self.finished(taskID, cancelIDs: cancelIDs)
         self.activity.taskEnded()
@@ -301,7 +301,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
           let part = EffectOrigin(
             task: origin.task, children: origin.children, site: effect.site ?? origin.site)
           group.addTask {
-            await self.activity.run(origin: part) { await self.perform(effect, origin: part) }
+            await self.activity.run(origin: part) { await self.perform(effect, origin: $0) }
           }
         }
         await group.waitForAll()
