@@ -36,7 +36,11 @@ struct Effects: Reducer {
     case .merged:
       return .merge(
         .send(.response("merge sync 1")),
-        .run { send in await send(.response("merge async")) },
+        // Waits for the gate: on an executor of its own, it would otherwise race the checks.
+        .run { send in
+          await gate.wait()
+          await send(.response("merge async"))
+        },
         .send(.response("merge sync 2"))
       )
     case .concatenated:
@@ -113,6 +117,7 @@ struct Effects: Reducer {
     let store = makeStore(runner)
     let task = store.send(.merged)
     #expect(store.log == ["merge sync 1", "merge sync 2"])
+    gate.open()
     await task.finish()
     #expect(store.log == ["merge sync 1", "merge sync 2", "merge async"])
   }
