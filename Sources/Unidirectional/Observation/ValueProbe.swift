@@ -42,6 +42,11 @@ class ValueProbe<Value>: Probe, @unchecked Sendable {
     return !unchanged
   }
 
+  override final func elementChanges(in state: UnsafeRawPointer) -> ElementChanges? {
+    guard let old = value as? any ElementwiseComparable else { return nil }
+    return old.elementChanges(to: read(state))
+  }
+
   override final func adopt(_ other: Probe) {
     value = unsafeDowncast(other, to: ValueProbe<Value>.self).value
   }
