@@ -97,6 +97,10 @@ final class ObservationGraph: @unchecked Sendable {
     /// Debug builds, for tests: receives the hints instead of standard error. Set it while the
     /// store is idle, before the actions concerned.
     @exclusivity(unchecked) var performanceHintHandler: ((String) -> Void)?
+    /// Debug builds, for tests: whether this graph counts toward hints, whatever
+    /// `PerformanceHints.isEnabled` says (`nil`: as it says). Lets a test rely on a hint while
+    /// another turns the process-wide setting off.
+    @exclusivity(unchecked) var performanceHintsEnabledForTests: Bool?
   #endif
 
   /// A change of the graph asked for while it was busy.
@@ -163,7 +167,7 @@ final class ObservationGraph: @unchecked Sendable {
     isBusy = true
     #if DEBUG
       // One relaxed load per action, in debug builds only: release builds count nothing.
-      let countsHints = PerformanceHints.isEnabled
+      let countsHints = performanceHintsEnabledForTests ?? PerformanceHints.isEnabled
     #endif
 
     // Observers that read a safe probe whose value changed fire, whatever their other reads:
