@@ -3,91 +3,92 @@ import Testing
 
 @testable import Unidirectional
 
-/// Rows at the root, for observers that each read one of them in one form or another.
-struct HintRows: Reducer {
-  struct Row: Identifiable, Equatable, Sendable {
-    let id: Int
-    var value = 0
-  }
-  struct State: Sendable {
-    var rows = IdentifiedArray(uniqueElements: (0..<100).map { Row(id: $0) })
-    var others = IdentifiedArray(uniqueElements: (0..<100).map { Row(id: $0) })
-  }
-  enum Action: Sendable {
-    /// Changes one row.
-    case bump(id: Int)
-    /// Changes every row ("mark all done").
-    case bumpAll
-    /// Changes one row of `others`.
-    case bumpOther(id: Int)
-    /// A row store's action.
-    case row(id: Int, value: Int)
-  }
-  func reduce(into state: inout State, action: Action) -> Effect<Action> {
-    switch action {
-    case .bump(let id): state.rows[id: id]?.value += 1
-    case .bumpAll: for id in state.rows.ids { state.rows[id: id]?.value += 1 }
-    case .bumpOther(let id): state.others[id: id]?.value += 1
-    case .row(let id, let value): state.rows[id: id]?.value = value
-    }
-    return .none
-  }
-}
-
-/// How each observer reads its row.
-enum HintForm {
-  /// `store.rows[id: id]?.value`: the whole array.
-  case wholeArray
-  /// `store[\.rows[id: id]?.value]`: a key path re-evaluated after every action.
-  case keyPath
-  /// `store[\.rows, id: id, \.value]`: the by-id form.
-  case byID
-  /// A row store per row, observed.
-  case rowStore
-}
-
-/// A store, its hints as they are printed, its issues, and what keeps its observers running.
-final class HintHarness: Sendable {
-  let store = Store(initialState: HintRows.State()) { HintRows() }
-  private let captured = Mutex<[String]>([])
-  private let keep = Mutex<[AnyObject]>([])
-
-  init() {
-    store.graph.performanceHintHandler = { [weak self] hint in
-      self?.captured.withLock { $0.append(hint) }
-    }
-  }
-
-  var hints: [String] { captured.withLock { $0 } }
-
-  /// Registers `count` observers, observer `i` reading row `i` in `form`.
-  func observe(_ count: Int, _ form: HintForm) {
-    let store = store
-    for id in 0..<count {
-      let token: ObservationToken
-      switch form {
-      case .wholeArray:
-        token = store.observe { _ = store.rows[id: id]?.value }
-      case .keyPath:
-        token = store.observe { _ = store[\.rows[id: id]?.value] }
-      case .byID:
-        token = store.observe { _ = store[\.rows, id: id, \.value] }
-      case .rowStore:
-        let row = store.scope(state: \.rows, id: id) { HintRows.Action.row(id: id, value: $0) }!
-        token = row.observe { _ = row.value }
-        keep.withLock { $0.append(row) }
-      }
-      keep.withLock { $0.append(token) }
-    }
-  }
-
-  /// Sends `count` actions, each changing one row (a different one each time).
-  func bump(_ count: Int) {
-    for index in 0..<count { store.send(.bump(id: index % 100)) }
-  }
-}
-
+// Debug builds only: release builds neither count nor print hints.
 #if DEBUG
+  /// Rows at the root, for observers that each read one of them in one form or another.
+  struct HintRows: Reducer {
+    struct Row: Identifiable, Equatable, Sendable {
+      let id: Int
+      var value = 0
+    }
+    struct State: Sendable {
+      var rows = IdentifiedArray(uniqueElements: (0..<100).map { Row(id: $0) })
+      var others = IdentifiedArray(uniqueElements: (0..<100).map { Row(id: $0) })
+    }
+    enum Action: Sendable {
+      /// Changes one row.
+      case bump(id: Int)
+      /// Changes every row ("mark all done").
+      case bumpAll
+      /// Changes one row of `others`.
+      case bumpOther(id: Int)
+      /// A row store's action.
+      case row(id: Int, value: Int)
+    }
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      switch action {
+      case .bump(let id): state.rows[id: id]?.value += 1
+      case .bumpAll: for id in state.rows.ids { state.rows[id: id]?.value += 1 }
+      case .bumpOther(let id): state.others[id: id]?.value += 1
+      case .row(let id, let value): state.rows[id: id]?.value = value
+      }
+      return .none
+    }
+  }
+
+  /// How each observer reads its row.
+  enum HintForm {
+    /// `store.rows[id: id]?.value`: the whole array.
+    case wholeArray
+    /// `store[\.rows[id: id]?.value]`: a key path re-evaluated after every action.
+    case keyPath
+    /// `store[\.rows, id: id, \.value]`: the by-id form.
+    case byID
+    /// A row store per row, observed.
+    case rowStore
+  }
+
+  /// A store, its hints as they are printed, its issues, and what keeps its observers running.
+  final class HintHarness: Sendable {
+    let store = Store(initialState: HintRows.State()) { HintRows() }
+    private let captured = Mutex<[String]>([])
+    private let keep = Mutex<[AnyObject]>([])
+
+    init() {
+      store.graph.performanceHintHandler = { [weak self] hint in
+        self?.captured.withLock { $0.append(hint) }
+      }
+    }
+
+    var hints: [String] { captured.withLock { $0 } }
+
+    /// Registers `count` observers, observer `i` reading row `i` in `form`.
+    func observe(_ count: Int, _ form: HintForm) {
+      let store = store
+      for id in 0..<count {
+        let token: ObservationToken
+        switch form {
+        case .wholeArray:
+          token = store.observe { _ = store.rows[id: id]?.value }
+        case .keyPath:
+          token = store.observe { _ = store[\.rows[id: id]?.value] }
+        case .byID:
+          token = store.observe { _ = store[\.rows, id: id, \.value] }
+        case .rowStore:
+          let row = store.scope(state: \.rows, id: id) { HintRows.Action.row(id: id, value: $0) }!
+          token = row.observe { _ = row.value }
+          keep.withLock { $0.append(row) }
+        }
+        keep.withLock { $0.append(token) }
+      }
+    }
+
+    /// Sends `count` actions, each changing one row (a different one each time).
+    func bump(_ count: Int) {
+      for index in 0..<count { store.send(.bump(id: index % 100)) }
+    }
+  }
+
   /// Issue 38 item 9: a debug build tells the user, once, when its observers do work in
   /// proportion to the rows for changes of one row. Serialized: one test turns the hints off
   /// for the whole process.
@@ -229,45 +230,46 @@ final class HintHarness: Sendable {
       withExtendedLifetime(tokens) {}
     }
   }
+
+  @Suite struct PerformanceHintCounterTests {
+    @Test func anActionQualifiesWithAtLeast64ObserversAndAtLeast90PercentUnchanged() {
+      #expect(PerformanceHintCounter.qualifies(observers: 64, unchanged: 58))
+      #expect(!PerformanceHintCounter.qualifies(observers: 64, unchanged: 57))
+      #expect(!PerformanceHintCounter.qualifies(observers: 63, unchanged: 63))
+      #expect(PerformanceHintCounter.qualifies(observers: 1_000, unchanged: 900))
+      #expect(!PerformanceHintCounter.qualifies(observers: 1_000, unchanged: 899))
+    }
+
+    @Test func aShapeIsDueOnceAtItsThirdQualifyingAction() {
+      var counter = PerformanceHintCounter()
+      let shape = PerformanceHintCounter.Shape.reevaluation
+      #expect(counter.note(shape, observers: 100, unchanged: 99) == nil)
+      #expect(counter.note(shape, observers: 100, unchanged: 0) == nil)
+      #expect(counter.note(.rerun(\HintRows.State.rows), observers: 100, unchanged: 99) == nil)
+      #expect(counter.note(shape, observers: 100, unchanged: 99) == nil)
+      #expect(counter.note(shape, observers: 100, unchanged: 99) == 3)
+      #expect(counter.note(shape, observers: 100, unchanged: 99) == nil)
+    }
+
+    @Test func elementChangesCountPairwiseDifferences() {
+      let old = [1, 2, 3, 4]
+      #expect(old.elementChanges(to: [1, 2, 9, 4]) == ElementChanges(changed: 1, count: 4))
+      #expect(old.elementChanges(to: [1, 2, 3]) == ElementChanges(changed: 1, count: 3))
+      #expect(old.elementChanges(to: ["a"]) == nil)
+    }
+  }
+
+  extension PerformanceHintCounterTests {
+    struct Nested: Sendable {
+      var list = HintRows.State()
+    }
+
+    @Test func theHintNamesTheCollectionFromItsKeyPath() {
+      #expect(PerformanceHintCounter.collectionName(in: \HintRows.State.rows, last: true) == "rows")
+      #expect(
+        PerformanceHintCounter.collectionName(in: \Nested.list.others, last: true) == "others")
+      #expect(
+        PerformanceHintCounter.collectionName(in: \HintRows.State.rows[id: 3]?.value) == "rows")
+    }
+  }
 #endif
-
-@Suite struct PerformanceHintCounterTests {
-  @Test func anActionQualifiesWithAtLeast64ObserversAndAtLeast90PercentUnchanged() {
-    #expect(PerformanceHintCounter.qualifies(observers: 64, unchanged: 58))
-    #expect(!PerformanceHintCounter.qualifies(observers: 64, unchanged: 57))
-    #expect(!PerformanceHintCounter.qualifies(observers: 63, unchanged: 63))
-    #expect(PerformanceHintCounter.qualifies(observers: 1_000, unchanged: 900))
-    #expect(!PerformanceHintCounter.qualifies(observers: 1_000, unchanged: 899))
-  }
-
-  @Test func aShapeIsDueOnceAtItsThirdQualifyingAction() {
-    var counter = PerformanceHintCounter()
-    let shape = PerformanceHintCounter.Shape.reevaluation
-    #expect(counter.note(shape, observers: 100, unchanged: 99) == nil)
-    #expect(counter.note(shape, observers: 100, unchanged: 0) == nil)
-    #expect(counter.note(.rerun(\HintRows.State.rows), observers: 100, unchanged: 99) == nil)
-    #expect(counter.note(shape, observers: 100, unchanged: 99) == nil)
-    #expect(counter.note(shape, observers: 100, unchanged: 99) == 3)
-    #expect(counter.note(shape, observers: 100, unchanged: 99) == nil)
-  }
-
-  @Test func elementChangesCountPairwiseDifferences() {
-    let old = [1, 2, 3, 4]
-    #expect(old.elementChanges(to: [1, 2, 9, 4]) == ElementChanges(changed: 1, count: 4))
-    #expect(old.elementChanges(to: [1, 2, 3]) == ElementChanges(changed: 1, count: 3))
-    #expect(old.elementChanges(to: ["a"]) == nil)
-  }
-}
-
-extension PerformanceHintCounterTests {
-  struct Nested: Sendable {
-    var list = HintRows.State()
-  }
-
-  @Test func theHintNamesTheCollectionFromItsKeyPath() {
-    #expect(PerformanceHintCounter.collectionName(in: \HintRows.State.rows, last: true) == "rows")
-    #expect(
-      PerformanceHintCounter.collectionName(in: \Nested.list.others, last: true) == "others")
-    #expect(PerformanceHintCounter.collectionName(in: \HintRows.State.rows[id: 3]?.value) == "rows")
-  }
-}
