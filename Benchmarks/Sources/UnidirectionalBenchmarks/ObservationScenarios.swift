@@ -27,6 +27,8 @@ enum RowReadForm {
   case byID
   /// `store[\.rows[id: id]?.value]`, a plain key path through a subscript.
   case keyPath
+  /// `store.rows[id: id]?.value`, the naive form: the whole array read, one row used.
+  case wholeArray
 }
 
 /// `observers` root observers, observer `i` reading row `i` in `form`; each action changes one
@@ -41,6 +43,8 @@ func rootRowScenario(observers: Int, form: RowReadForm) -> () -> (Int) -> Void {
         store.observe { sink.add(store[\.rows, id: id, \.value] ?? 0) }
       case .keyPath:
         store.observe { sink.add(store[\.rows[id: id]?.value] ?? 0) }
+      case .wholeArray:
+        store.observe { sink.add(store.rows[id: id]?.value ?? 0) }
       }
     }
     return { iterations in
@@ -62,6 +66,11 @@ func makeObservationScenarios() -> [Scenario] {
       // Each action re-checks the 1,000 recorded reads: the target is per recorded read.
       target: .perRecordedRead(reads: 1_000, atMostNanoseconds: 100),
       make: rootRowScenario(observers: 1_000, form: .keyPath)),
+    Scenario(
+      name: "D5 1000 root row observers, whole array", actions: 500,
+      // Every action re-runs the 1,000 observers, each reading the whole array (and the store
+      // keeps a copy of it): no target, a reference for the hint that names this form.
+      make: rootRowScenario(observers: 1_000, form: .wholeArray)),
     Scenario(
       name: "D3 1 root row observer fires, by id", actions: 1_000_000,
       target: .ratio(over: "B2 send, 1 observer re-runs", atMost: 2),

@@ -89,6 +89,20 @@ final class ObservationGraph: @unchecked Sendable {
   /// the change then copies the list, and the run goes on through the one it was lent.
   @exclusivity(unchecked) private var heldLentList: [ObserverRecord]?
 
+  #if DEBUG
+    /// Debug builds: the actions that qualify for a performance hint (see ``PerformanceHints``).
+    @exclusivity(unchecked) private var hints = PerformanceHintCounter()
+    /// Debug builds: hints due, printed once the pass is over.
+    @exclusivity(unchecked) private var dueHints: [String] = []
+    /// Debug builds, for tests: receives the hints instead of standard error. Set it while the
+    /// store is idle, before the actions concerned.
+    @exclusivity(unchecked) var performanceHintHandler: ((String) -> Void)?
+    /// Debug builds, for tests: whether this graph counts toward hints, whatever
+    /// `PerformanceHints.isEnabled` says (`nil`: as it says). Lets a test rely on a hint while
+    /// another turns the process-wide setting off.
+    @exclusivity(unchecked) var performanceHintsEnabledForTests: Bool?
+  #endif
+
   /// A change of the graph asked for while it was busy.
   enum Request {
     case remove(ObserverRecord)
@@ -151,6 +165,10 @@ final class ObservationGraph: @unchecked Sendable {
     generation &+= 1
     let generation = self.generation
     isBusy = true
+    #if DEBUG
+      // One relaxed load per action, in debug builds only: release builds count nothing.
+      let countsHints = performanceHintsEnabledForTests ?? PerformanceHints.isEnabled
+    #endif
 
     // Observers that read a safe probe whose value changed fire, whatever their other reads:
     // nothing more is evaluated for them. Observers that read a dirty element probe, or a read
@@ -159,9 +177,19 @@ final class ObservationGraph: @unchecked Sendable {
     // destroys no union of its own (each optional list costs a release, even when `nil`).
     if !byteIndex.isEmpty {
       byteIndex.forEachProbeWhoseBytesChanged(in: state) { probe in
+        #if DEBUG
+          // Before the refresh, which forgets the old value: only for a value that many
+          // observers read.
+          let elementChanges =
+            countsHints && probe.subscribers.count >= PerformanceHintCounter.minimumObservers
+            ? probe.elementChanges(in: state) : nil
+        #endif
         if probe.refresh(state) {
           probe.changedAt = generation
           fire(probe)
+          #if DEBUG
+            if let elementChanges { noteRerun(of: probe, elementChanges) }
+          #endif
         }
       }
     }
@@ -203,12 +231,21 @@ final class ObservationGraph: @unchecked Sendable {
       var checked: [ObserverRecord] = []
       var firedIndex = 0
       let toCheck = uncertain.takeObservers()
+      #if DEBUG
+        var evaluated = 0
+      #endif
       for observer in toCheck {
         // Both lists are in registration order: skip the observers that fire anyway.
         while firedIndex < fired.count, fired[firedIndex].id < observer.id { firedIndex += 1 }
         if firedIndex < fired.count, fired[firedIndex] === observer { continue }
+        #if DEBUG
+          evaluated += 1
+        #endif
         if hasChangedRead(observer, state: state) { checked.append(observer) }
       }
+      #if DEBUG
+        if countsHints { noteReevaluation(observers: evaluated, changed: checked.count) }
+      #endif
       if !checked.isEmpty {
         if case .lent = changes.observers { endLending() }
         changes.observers = .owned(Self.mergeUnique(fired, checked))
@@ -219,8 +256,57 @@ final class ObservationGraph: @unchecked Sendable {
     }
     isBusy = false
     if !deferred.isEmpty { performDeferred(state: state) }
+    #if DEBUG
+      if !dueHints.isEmpty { printDueHints() }
+    #endif
     return changes
   }
+
+  #if DEBUG
+    /// Counts an action after which the subscribers of `probe`, a stored read of a collection
+    /// with `changes`, re-run: those beyond the number of changed elements cannot have seen
+    /// their element change (assuming each uses one).
+    private func noteRerun(of probe: Probe, _ changes: ElementChanges) {
+      let observers = probe.subscribers.count
+      let unchanged = max(0, observers - changes.changed)
+      guard
+        let actions = hints.note(
+          .rerun(probe.keyPath), observers: observers, unchanged: unchanged)
+      else { return }
+      dueHints.append(
+        PerformanceHintCounter.rerunHint(
+          keyPath: probe.keyPath, observers: observers, unchanged: unchanged, changes: changes,
+          actions: actions))
+    }
+
+    /// Counts an action after which `observers` observers were checked in the order of their
+    /// reads, and `changed` of them found a changed read.
+    private func noteReevaluation(observers: Int, changed: Int) {
+      guard
+        let actions = hints.note(
+          .reevaluation, observers: observers, unchanged: observers - changed)
+      else { return }
+      let example = scanned.lazy.compactMap { observer in
+        observer.reads.first { $0.kind == .computed }?.keyPath
+      }.first
+      dueHints.append(
+        PerformanceHintCounter.reevaluationHint(
+          example: example, observers: observers, unchanged: observers - changed,
+          actions: actions))
+    }
+
+    private func printDueHints() {
+      let due = dueHints
+      dueHints = []
+      for hint in due {
+        if let performanceHintHandler {
+          performanceHintHandler(hint)
+        } else {
+          writeToStandardError(hint)
+        }
+      }
+    }
+  #endif
 
   /// Adds the subscribers of `probe`, whose value changed, to the observers to run.
   @inline(__always)

@@ -162,6 +162,15 @@ class Probe: @unchecked Sendable {
     refresh(state)
   }
 
+  #if DEBUG
+    /// Debug builds, for ``PerformanceHints``: if the value is a collection of `Equatable`
+    /// elements, how many of them the value in `state` changes; `nil` otherwise. Neither
+    /// remembers the new value nor traps (called for stored probes only).
+    func elementChanges(in state: UnsafeRawPointer) -> ElementChanges? {
+      nil
+    }
+  #endif
+
   /// Takes the value of `other`, a probe of the same read made on the current state by an
   /// observer that has just run (so the value is current without evaluating anything).
   func adopt(_ other: Probe) {}

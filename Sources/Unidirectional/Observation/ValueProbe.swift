@@ -42,6 +42,13 @@ class ValueProbe<Value>: Probe, @unchecked Sendable {
     return !unchanged
   }
 
+  #if DEBUG
+    override final func elementChanges(in state: UnsafeRawPointer) -> ElementChanges? {
+      guard let old = value as? any ElementwiseComparable else { return nil }
+      return old.elementChanges(to: read(state))
+    }
+  #endif
+
   override final func adopt(_ other: Probe) {
     value = unsafeDowncast(other, to: ValueProbe<Value>.self).value
   }
