@@ -164,13 +164,29 @@ where Element.State: Identifiable & Sendable, Element.State.ID: Sendable {
     return effect.map(
       { embed(id, $0) }, child: child,
       lift: {
-        $0.lifted(from: Element.State.self) { (parent: Parent.State) in
-          parent[keyPath: toElements.value][id: id]
+        $0.lifted(from: Element.State.self, row: Self.row(id, of: toElements)) {
+          (parent: Parent.State) in parent[keyPath: toElements.value][id: id]
         }
       }
     )
     .cancellable(id: effects)
     .watching(rowsWatch(membership: Membership(state[keyPath: toElements.value])))
+  }
+
+  /// The row with `id` of the collection at `toElements`, for the watches of the children
+  /// inside it: the store checks them only after actions that wrote the row.
+  static func row(
+    _ id: Element.State.ID,
+    of toElements: UncheckedSendable<WritableKeyPath<Parent.State, IdentifiedArray<Element.State>>>
+  ) -> ChildWatch.Row {
+    ChildWatch.Row(collection: EffectID(RowsWatch(keyPath: toElements.value)), id: EffectID(id)) {
+      state in
+      let elements = state.assumingMemoryBound(to: Parent.State.self).pointee[
+        keyPath: toElements.value]
+      return ChildWatch.RowWrites(
+        version: elements.writeVersion, previousVersion: elements.previousWriteVersion,
+        lastWrittenID: elements.lastWrittenID.map { EffectID($0) })
+    }
   }
 
   /// The watch of the rows' effects: after an action, the rows that are gone, whichever reducer

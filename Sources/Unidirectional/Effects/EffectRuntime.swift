@@ -23,14 +23,23 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     var throttleWindows: [EffectID: Effect<Action>?] = [:]
     var isShutDown = false
     /// The lives of the navigation children whose ids tasks were started under, until the id is
-    /// cancelled (the child is gone). An entry outlives its tasks: a `Send` a child's effect
-    /// handed to an untracked task holds its life, and a later child with an equal id must not
-    /// share it.
-    var lifetimes: [EffectID: ChildLifetime] = [:]
+    /// cancelled (the child is gone) or nothing holds the life any more. Held weakly: a child's
+    /// tasks, and the `Send`s and queued actions they made, hold it; once they are all gone,
+    /// nothing can act for the child (see `ChildLifetime`).
+    var lifetimes: [EffectID: WeakLifetime] = [:]
     /// How to tell, after an action, which navigation children with effects are gone (see
     /// `ChildWatch`), by key.
-    var watches: [EffectID: ChildWatch] = [:]
+    var watches = WatchSet()
+    /// `releases.count` when the watches were last pruned.
+    var releasesPruned = 0
   }
+
+  private struct WeakLifetime {
+    weak var lifetime: ChildLifetime?
+  }
+
+  /// Counts the child lives this runtime made that were released (see `pruneWatches`).
+  private let releases = ChildLifetime.ReleaseCounter()
 
   private let storage = Locked(Storage())
 
@@ -172,7 +181,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     case .none:
       break
     case .send(let action):
-      _ = deliver.withLock { $0 }?.send(action, nil)
+      _ = deliver.withLock { $0 }?.send(action, sendOrigin(cancelIDs: cancelIDs, parent: parent))
     case .cancel(let id):
       cancel(id: id)
     case .issue(let issue):
@@ -233,16 +242,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       // A task inside a child's effects (a nested `.cancellable`) runs for the child too. Only a
       // task started from inside an effect task (`parent`) runs for that task's children: a
       // top-level effect started while reducing on an effect's task is not the child's.
-      var children = parent?.children ?? []
-      for id in cancelIDs where id.isChildEffects {
-        if let lifetime = storage.lifetimes[id] {
-          children.append(lifetime)
-        } else {
-          let lifetime = ChildLifetime()
-          storage.lifetimes[id] = lifetime
-          children.append(lifetime)
-        }
-      }
+      let children = childLifetimes(cancelIDs: cancelIDs, parent: parent, in: &storage)
       let origin = EffectOrigin(task: taskID, children: children, site: site ?? parent?.site)
       // A top-level effect started on a child's effect task is not the child's (see
       // `NavigationContext`); one started from inside an effect (`parent`) is.
@@ -266,6 +266,36 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       for id in cancelIDs { storage.tasksByCancelID[id, default: []].insert(taskID) }
       return task
     }
+  }
+
+  /// The lives of the children a task or a `.send` under `cancelIDs` acts for: those of the
+  /// effect task it is started from (`parent`), then one per child id, made if it has none.
+  private func childLifetimes(
+    cancelIDs: [EffectID], parent: EffectOrigin?, in storage: inout Storage
+  ) -> [ChildLifetime] {
+    var children = parent?.children ?? []
+    for id in cancelIDs where id.isChildEffects {
+      if let lifetime = storage.lifetimes[id]?.lifetime {
+        children.append(lifetime)
+      } else {
+        let lifetime = ChildLifetime(releases: releases)
+        storage.lifetimes[id] = WeakLifetime(lifetime: lifetime)
+        children.append(lifetime)
+      }
+    }
+    return children
+  }
+
+  /// The origin of a synchronous `.send` under `cancelIDs`: a child's `.send` is dropped if the
+  /// child is gone when its turn comes (the action that sent it may also have removed the child).
+  /// `nil` outside children, as for actions sent by the store's user.
+  private func sendOrigin(cancelIDs: [EffectID], parent: EffectOrigin?) -> EffectOrigin? {
+    guard parent != nil || cancelIDs.contains(where: \.isChildEffects) else { return nil }
+    let children = storage.withLock {
+      childLifetimes(cancelIDs: cancelIDs, parent: parent, in: &$0)
+    }
+    // No task of its own: a `.send` started inside an effect task is that task's.
+    return EffectOrigin(task: parent?.task ?? .max, children: children, site: parent?.site)
   }
 
   private func finished(_ taskID: UInt64, cancelIDs: [EffectID]) {
@@ -414,7 +444,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   func cancel(id: EffectID) {
     let (tasks, lifetime) = storage.withLock { storage in
       let ids = storage.tasksByCancelID.removeValue(forKey: id) ?? []
-      let lifetime = id.isChildEffects ? storage.lifetimes.removeValue(forKey: id) : nil
+      let lifetime = id.isChildEffects ? storage.lifetimes.removeValue(forKey: id)?.lifetime : nil
       return (ids.compactMap { storage.running[$0] }, lifetime)
     }
     // Outside the lock: cancellation handlers run synchronously and may call back in. The child
@@ -433,7 +463,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       }
       // Only child ids have lives, and `forEach`'s predicates match child ids only.
       let ended = storage.lifetimes.keys.filter { predicate($0.base) }
-      return (tasks, ended.compactMap { storage.lifetimes.removeValue(forKey: $0) })
+      return (tasks, ended.compactMap { storage.lifetimes.removeValue(forKey: $0)?.lifetime })
     }
     for task in tasks { task.cancel() }
     for lifetime in lifetimes { lifetime.end() }
@@ -454,7 +484,7 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     let tasks = storage.withLock { storage in
       storage.isShutDown = true
       storage.tasksByCancelID = [:]
-      storage.watches = [:]
+      storage.watches.removeAll()
       return Array(storage.running.values)
     }
     watchCount.store(0, ordering: .relaxed)
@@ -478,9 +508,37 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   private func register(_ watch: ChildWatch) {
     guard watch.stateType == rootStateType else { return }
     storage.withLock { storage in
-      guard storage.watches[watch.key] == nil else { return }
-      storage.watches[watch.key] = watch
+      guard storage.watches.insert(watch) else { return }
       watchCount.store(storage.watches.count, ordering: .relaxed)
+    }
+  }
+
+  /// Forgets the lives nothing holds any more, and the watches that cover none of the lives
+  /// left: nothing can act for their children, so nothing is left to end (a row whose child ran
+  /// an effect that ended costs nothing after later actions). Runs only after lives were
+  /// released: O(watches + lives) then, amortized over the releases.
+  private func pruneWatches(_ storage: inout Storage) {
+    let released = releases.count.load(ordering: .acquiring)
+    guard released != storage.releasesPruned else { return }
+    storage.releasesPruned = released
+    storage.lifetimes = storage.lifetimes.filter { $0.value.lifetime != nil }
+    let live = storage.lifetimes
+    storage.watches.removeAll { watch in
+      !watch.whenGone.contains { cancellation in
+        switch cancellation {
+        case .id(let id): live[id] != nil
+        case .matching(let predicate): live.keys.contains { predicate($0.base) }
+        }
+      }
+    }
+    watchCount.store(storage.watches.count, ordering: .relaxed)
+  }
+
+  /// The number of watches kept, and of child lives still held (for tests: what a store keeps
+  /// for navigation children must not grow with children that can no longer act).
+  var bookkeeping: (watches: Int, lifetimes: Int) {
+    storage.withLock { storage in
+      (storage.watches.count, storage.lifetimes.values.count { $0.lifetime != nil })
     }
   }
 
@@ -490,15 +548,8 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   @usableFromInline
   func checkWatches(_ state: UnsafeRawPointer) {
     let cancellations = storage.withLock { storage -> [ChildWatch.Cancellation] in
-      var cancellations: [ChildWatch.Cancellation] = []
-      var finished: [EffectID] = []
-      for (key, watch) in storage.watches {
-        let verdict = watch.check(state)
-        cancellations += verdict.cancellations
-        if verdict.isFinished { finished.append(key) }
-      }
-      guard !finished.isEmpty else { return cancellations }
-      for key in finished { storage.watches[key] = nil }
+      pruneWatches(&storage)
+      let cancellations = storage.watches.check(state)
       watchCount.store(storage.watches.count, ordering: .relaxed)
       return cancellations
     }

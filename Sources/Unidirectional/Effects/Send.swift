@@ -60,7 +60,9 @@ public struct Send<Action>: Sendable {
     guard !Task.isCancelled else { return }
     // Optional chaining borrows the origin; `if let` would copy it (retaining its parts).
     if origin?.task.childIsGone == true {
-      origin?.reportDropped(action)
+      // Asked again: a task cancelled with its child since the first check stays silent (the
+      // runtime cancels a child's tasks before it marks the child gone).
+      if !Task.isCancelled { origin?.reportDropped(action) }
       return
     }
     await deliver(action, origin?.task).waitUntilReduced()

@@ -55,24 +55,53 @@ struct ChildWatch: Sendable {
   /// Reads the state at the pointer (a `stateType`) and says which children are gone.
   let check: @Sendable (UnsafeRawPointer) -> Verdict
 
+  /// The `forEach` row the watched child lives in, if any (the outermost one): an action that
+  /// wrote no such row leaves the child as it was, so the store skips the check (see
+  /// `WatchSet`). Without it, after every action, a store would check one watch per row whose
+  /// child has effects running.
+  let row: Row?
+
+  /// The row of a collection a watched child lives in.
+  struct Row: Sendable {
+    /// The collection, as one key for all its rows (scoped as the watch's key).
+    let collection: EffectID
+    /// The row's id.
+    let id: EffectID
+    /// Reads the collection's write versions from the state the watch reads, or `nil` when the
+    /// collection's place is gone.
+    let versions: @Sendable (UnsafeRawPointer) -> RowWrites?
+  }
+
+  /// What a collection says about its latest writes (see `IdentifiedArray.noteWrite`).
+  struct RowWrites: Equatable {
+    /// Changes with every write.
+    let version: UInt64
+    /// `version` before the latest run of writes to one row.
+    let previousVersion: UInt64
+    /// The only row that run of writes changed, if it changed one.
+    let lastWrittenID: EffectID?
+  }
+
   /// A watch over `State`.
   init<State>(
-    key: EffectID, state: State.Type, whenGone: [Cancellation],
+    key: EffectID, state: State.Type, whenGone: [Cancellation], row: Row? = nil,
     check: @escaping @Sendable (UnsafePointer<State>) -> Verdict
   ) {
     self.key = key
     self.stateType = ObjectIdentifier(State.self)
     self.whenGone = whenGone
+    self.row = row
     self.check = { check($0.assumingMemoryBound(to: State.self)) }
   }
 
   private init(
-    key: EffectID, stateType: ObjectIdentifier, whenGone: [Cancellation],
+    key: EffectID, stateType: ObjectIdentifier, whenGone: [Cancellation], row: Row?,
     check: @escaping @Sendable (UnsafeRawPointer) -> Verdict
   ) {
     self.key = key
     self.stateType = stateType
     self.whenGone = whenGone
+    self.row = row
     self.check = check
   }
 
@@ -80,13 +109,19 @@ struct ChildWatch: Sendable {
   /// state from the parent's, or gives `nil` if it is not there (then everything this watch
   /// covers is gone). `nil` if this watch is not over `Child` (a reducer in between scoped by
   /// hand without lifting it: the store cannot check it, and drops it).
+  ///
+  /// - Parameter row: The row of a collection that `child` reads, for a `forEach`: it replaces
+  ///   the row an inner `forEach` gave (a row left unwritten leaves its inner rows as they were).
   func lifted<Parent, Child>(
-    from _: Child.Type, _ child: @escaping @Sendable (Parent) -> Child?
+    from _: Child.Type, row: Row? = nil, _ child: @escaping @Sendable (Parent) -> Child?
   ) -> ChildWatch? {
     guard stateType == ObjectIdentifier(Child.self) else { return nil }
     let check = check
     let whenGone = whenGone
-    return ChildWatch(key: key, state: Parent.self, whenGone: whenGone) { parent in
+    return ChildWatch(
+      key: key, state: Parent.self, whenGone: whenGone,
+      row: row ?? self.row.map { $0.lifted(child) }
+    ) { parent in
       guard let state = child(parent.pointee) else { return .gone(whenGone) }
       return withUnsafePointer(to: state) { check(UnsafeRawPointer($0)) }
     }
@@ -98,11 +133,25 @@ struct ChildWatch: Sendable {
     guard ids.scope != nil || ids.compositionScope != nil else { return self }
     let check = check
     return ChildWatch(
-      key: ids.scoped(key), stateType: stateType, whenGone: whenGone.map(ids.scoped)
+      key: ids.scoped(key), stateType: stateType, whenGone: whenGone.map(ids.scoped),
+      row: row.map { Row(collection: ids.scoped($0.collection), id: $0.id, versions: $0.versions) }
     ) { state in
       var verdict = check(state)
       verdict.cancellations = verdict.cancellations.map(ids.scoped)
       return verdict
+    }
+  }
+}
+
+extension ChildWatch.Row {
+  /// This row, read through the parent that holds the child state its versions are read from.
+  func lifted<Parent, Child>(_ child: @escaping @Sendable (Parent) -> Child?) -> Self {
+    let versions = versions
+    return Self(collection: collection, id: id) { parent in
+      guard let state = child(parent.assumingMemoryBound(to: Parent.self).pointee) else {
+        return nil
+      }
+      return withUnsafePointer(to: state) { versions(UnsafeRawPointer($0)) }
     }
   }
 }

@@ -41,9 +41,14 @@ extension Store {
 
   /// `process` for an action an effect sent: the same, but a queued action remembers the effect
   /// task, so that it is dropped if that task is cancelled before the action's turn comes.
+  ///
+  /// The action of a navigation child's effect is always handed over as work, and looked at by
+  /// the owner, after it took the store: the owner that removed the child marked it gone before
+  /// giving the store up, so no action of the child can slip in between that action and its
+  /// end (checking before taking the store could let it reach the child that replaced it).
   @inlinable
   func process(_ action: Action, from origin: EffectOrigin?) -> StoreTask {
-    if !isIntercepted, gate.tryAcquireForReducing() {
+    if origin?.children.isEmpty != false, !isIntercepted, gate.tryAcquireForReducing() {
       return storeTask(reduceOwned(action))
     }
     return processSlowPath(action, from: origin)
@@ -53,7 +58,9 @@ extension Store {
   /// short reduce, then queues the action (and drains the store if it became idle meanwhile).
   @usableFromInline
   func processSlowPath(_ action: Action, from origin: EffectOrigin? = nil) -> StoreTask {
-    if !isIntercepted, !gate.isOwnedByCurrentThread {
+    if origin?.children.isEmpty == false {
+      // A child's action: checked by the owner (see `process(_:from:)`).
+    } else if !isIntercepted, !gate.isOwnedByCurrentThread {
       // Another thread holds the store for tens of nanoseconds per action: retrying, yielding
       // the processor and then sleeping while it reduces, is far cheaper than queueing behind it
       // (once actions are queued, the owner drains them, and senders that find it draining
