@@ -1,7 +1,8 @@
 import Unidirectional
 import UnidirectionalTesting
 
-// Issue 32's scenarios: an effect's round trip through a plain store (E1), and a test-store
+// Issue 32's scenarios: an effect's round trip through a plain store (E1) and through a
+// presented child (E2, issue 33: its action is checked against the child's life), and a test-store
 // step whose effect awaits a stream the test feeds (T3), which the test store's executor runs
 // at once instead of waiting out a quiet window.
 
@@ -22,6 +23,21 @@ struct EchoFeature: Reducer {
       state.echoes &+= 1
       return .none
     }
+  }
+}
+
+/// `EchoFeature` presented in a sheet: its effect's action comes back through the presentation,
+/// checked against the child's life (E2).
+struct EchoSheetFeature: Reducer {
+  struct State: Equatable, Sendable {
+    @PresentationState var sheet: EchoFeature.State? = EchoFeature.State()
+  }
+  enum Action: Equatable, Sendable {
+    case sheet(PresentationAction<EchoFeature.Action>)
+  }
+  var body: some Reducer<State, Action> {
+    EmptyReducer()
+      .ifLet(\.$sheet, action: .case(Action.sheet)) { EchoFeature() }
   }
 }
 
@@ -55,6 +71,15 @@ func makeEffectScenarios() -> [Scenario] {
       return { iterations in
         runAsync {
           for _ in 0..<iterations { await store.send(.start).finish() }
+        }
+        blackHole(store)
+      }
+    },
+    Scenario(name: "E2 presented child's effect round trip", actions: 100_000) {
+      let store = Store(initialState: EchoSheetFeature.State()) { EchoSheetFeature() }
+      return { iterations in
+        runAsync {
+          for _ in 0..<iterations { await store.send(.sheet(.presented(.start))).finish() }
         }
         blackHole(store)
       }

@@ -42,10 +42,11 @@ extension Store {
   /// `process` for an action an effect sent: the same, but a queued action remembers the effect
   /// task, so that it is dropped if that task is cancelled before the action's turn comes.
   ///
-  /// The action of a navigation child's effect is always handed over as work, and looked at by
-  /// the owner, after it took the store: the owner that removed the child marked it gone before
-  /// giving the store up, so no action of the child can slip in between that action and its
-  /// end (checking before taking the store could let it reach the child that replaced it).
+  /// The action of a navigation child's effect is looked at after its sender took the store
+  /// (`processOwned`), or by the owner it was handed to: the owner that removed the child marked
+  /// it gone before giving the store up, so no action of the child can slip in between that
+  /// action and its end (checking before taking the store could let it reach the child that
+  /// replaced it).
   @inlinable
   func process(_ action: Action, from origin: EffectOrigin?) -> StoreTask {
     if origin?.children.isEmpty != false, !isIntercepted, gate.tryAcquireForReducing() {
@@ -58,16 +59,18 @@ extension Store {
   /// short reduce, then queues the action (and drains the store if it became idle meanwhile).
   @usableFromInline
   func processSlowPath(_ action: Action, from origin: EffectOrigin? = nil) -> StoreTask {
-    if origin?.children.isEmpty == false {
-      // A child's action: checked by the owner (see `process(_:from:)`).
-    } else if !isIntercepted, !gate.isOwnedByCurrentThread {
+    if !isIntercepted, !gate.isOwnedByCurrentThread {
       // Another thread holds the store for tens of nanoseconds per action: retrying, yielding
       // the processor and then sleeping while it reduces, is far cheaper than queueing behind it
       // (once actions are queued, the owner drains them, and senders that find it draining
       // would queue too: benchmark R1). A store that stays busy otherwise (running observers or
       // effects) gets the action queued after a few tries.
       retrying: for attempt in 0..<100 {
-        if gate.tryAcquireForReducing() { return storeTask(reduceOwned(action)) }
+        if let origin, !origin.children.isEmpty {
+          if gate.tryAcquire() { return processOwned(action, from: origin) }
+        } else if gate.tryAcquireForReducing() {
+          return storeTask(reduceOwned(action))
+        }
         switch gate.busyness {
         case .idle: continue
         case .reducing where attempt < 20: sched_yield()
@@ -77,6 +80,11 @@ extension Store {
         }
       }
     } else if !gate.isOwnedByCurrentThread, gate.tryAcquire() {
+      if let origin, !origin.children.isEmpty, origin.childIsGone || effects.wasCancelled(origin) {
+        // As in `processOwned`: checked once the store is taken.
+        drain()
+        return StoreTask(nil)
+      }
       let task = reduceIntercepted(action)
       drain()
       return storeTask(task)
@@ -89,6 +97,24 @@ extension Store {
       if case .some(let task) = pending.resolvedTask { return storeTask(task) }
     }
     return StoreTask(pending: pending, testExecutor: effects.testExecutor)
+  }
+
+  /// Reduces the action of a navigation child's effect on a store the caller has just taken
+  /// (not yet reducing), unless the child is gone or the effect was cancelled: the owner that
+  /// removed the child marked it gone before giving the store up. Then does everything the
+  /// action causes and the work queued meanwhile, and gives the store up.
+  @usableFromInline
+  func processOwned(_ action: Action, from origin: EffectOrigin) -> StoreTask {
+    if origin.childIsGone || effects.wasCancelled(origin) {
+      drain()
+      return StoreTask(nil)
+    }
+    gate.beginReducing()
+    let effect = reduce(action)
+    gate.endReducing()
+    let task = complete(effect)
+    drain()
+    return storeTask(task)
   }
 
   /// The handle on `task`, the effects of one action, which drains the store's test executor

@@ -442,6 +442,27 @@ private struct WatchedKickedHost: Reducer {
     #expect(issues.values.isEmpty)
   }
 
+  /// The action of a child's effect is checked after its sender took the store, in a plain and
+  /// in an intercepted store: the owner that removed the child marked it gone before giving the
+  /// store up, so a sender that checked before taking the store could reach the replacement.
+  @Test(arguments: [false, true])
+  func aGoneChildsActionIsDroppedOnceItsSenderTookTheStore(intercepted: Bool) {
+    let store = Store(
+      initialState: WatchedKickedHost.State(), reducer: WatchedKickedHost(),
+      interceptors: intercepted ? [StoreInterceptor()] : [],
+      onIssue: { [issues] in issues.append($0) })
+    let gone = ChildLifetime(releases: .init())
+    gone.end()
+    _ = store.process(
+      .child(.tick), from: EffectOrigin(task: .max, children: [gone], site: nil))
+    #expect(store.child?.ticks == 0)
+    _ = store.process(
+      .child(.tick),
+      from: EffectOrigin(task: .max, children: [ChildLifetime(releases: .init())], site: nil))
+    #expect(store.child?.ticks == 1)
+    #expect(issues.values.isEmpty)
+  }
+
   /// An old child's effect that keeps sending while the child is replaced: none of its actions
   /// reaches the new child, whichever thread takes the store first, and none is reported (its
   /// task was cancelled with its child). Bounded: 100 replacements, each after 20 pings or 4,000
