@@ -74,7 +74,8 @@ public enum ClientFrame: Equatable, Sendable {
     }
   }
 
-  private static func frame(from fields: Fields) throws(FrameError) -> ClientFrame {
+  /// The frame `fields` make, once they are checked against its type.
+  package static func frame(from fields: Fields) throws(FrameError) -> ClientFrame {
     switch fields.type {
     case "hello":
       guard let name = fields.name else {
