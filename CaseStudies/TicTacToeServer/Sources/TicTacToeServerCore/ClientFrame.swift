@@ -58,12 +58,21 @@ public enum ClientFrame: Equatable, Sendable {
   }
 
   /// Decodes with Foundation's `JSONDecoder`: everything the fast path leaves to it, with the
-  /// errors clients are told.
+  /// errors clients are told. Numbers are checked first (see `ClientFrame+Numbers`): a frame
+  /// that is one JSON object but holds a `cell` or `seq` outside the protocol's grammar is
+  /// `bad-field`.
   package static func decodeWithFoundation(_ line: some Collection<UInt8>) throws(FrameError)
     -> Fields
   {
+    let bytes = Array(line)
+    if let field = badNumericField(in: bytes) {
+      throw FrameError(
+        .badField,
+        "\"\(field)\" is a whole number from 0 to \(Int.max) in ASCII digits, "
+          + "with no sign, fraction, exponent or leading zero")
+    }
     do {
-      return try JSONDecoder().decode(Fields.self, from: Data(line))
+      return try JSONDecoder().decode(Fields.self, from: Data(bytes))
     } catch DecodingError.keyNotFound(let key, _) {
       throw FrameError(.missingField, "a frame needs a \"\(key.stringValue)\" field")
     } catch DecodingError.typeMismatch(_, let context) where !context.codingPath.isEmpty {
@@ -74,7 +83,8 @@ public enum ClientFrame: Equatable, Sendable {
     }
   }
 
-  private static func frame(from fields: Fields) throws(FrameError) -> ClientFrame {
+  /// The frame `fields` make, once they are checked against its type.
+  package static func frame(from fields: Fields) throws(FrameError) -> ClientFrame {
     switch fields.type {
     case "hello":
       guard let name = fields.name else {

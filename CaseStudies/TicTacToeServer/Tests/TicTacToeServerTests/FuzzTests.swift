@@ -27,7 +27,11 @@ import UnidirectionalTestSupport
         #"{"type":"hello","name":"\#(String(repeating: "n", count: Int(random.next() % 40)))"}"#
     case 10: text = "[\(seq)]"
     case 11: text = #"{"type":"hello","name":"\u0000\u0007"}"#
-    case 12: text = #"{"type":"move","game":null,"cell":1e99,"seq":-1}"#
+    case 12:
+      // Numbers at every boundary (2^63, 20 digits, signs, fractions, non-ASCII digits…).
+      let cell = BoundaryNumbers.random(&random)
+      let seq = BoundaryNumbers.random(&random)
+      text = #"{"type":"move","game":"\#(game)","cell":\#(cell),"seq":\#(seq)}"#
     case 13: text = #"{"type":"ping"}"#
     case 14:
       // Random bytes, newlines excluded (a newline would split the frame).

@@ -60,6 +60,39 @@ import UnidirectionalTestSupport
     #expect(try bob.expectNothingPending())
   }
 
+  /// Issue 34: a number too big for an integer, from a client that has not said hello, once
+  /// stopped the process (an overflow) and every game with it. Now it is an error frame; the
+  /// connection goes on, and so do the other connections' games.
+  @Test func aNumberTooBigForAnIntegerIsAnErrorAndEveryConnectionGoesOn() throws {
+    let server = try LoopbackServer()
+    let (ann, bob, game) = try server.pair()
+    let eve = try TestClient(port: server.port)
+    #expect(try eve.expectFrame()["phase"] as? String == "connected")
+    for line in [
+      #"{"type":"move","game":"g1","cell":4,"seq":9999999999999999999}"#,
+      #"{"type":"move","game":"g1","cell":9999999999999999999,"seq":1}"#,
+      #"{"type":"move","game":"\#(game)","cell":4,"seq":18446744073709551616}"#,
+    ] {
+      eve.send(line)
+      let reply = try eve.expectFrame()
+      #expect(reply["type"] as? String == "error", "\(line)")
+      #expect(reply["code"] as? String == "bad-field", "\(line)")
+    }
+    // The same connection: its next valid frames get their normal answers.
+    eve.send(#"{"type":"ping"}"#)
+    #expect(try eve.expectFrame()["type"] as? String == "pong")
+    eve.send(#"{"type":"hello","name":"Eve"}"#)
+    #expect(try eve.skip(to: "session")["phase"] as? String == "lobby")
+    // The game of the other connections was never told anything, and goes on.
+    #expect(try ann.expectNothingPending() && bob.expectNothingPending())
+    ann.send(#"{"type":"move","game":"\#(game)","cell":4,"seq":9223372036854775807}"#)
+    for client in [ann, bob] {
+      let state = try client.expectFrame()
+      #expect(state["board"] as? String == "....X....")
+      #expect((state["last"] as? [String: Any])?["seq"] as? Int == Int.max)
+    }
+  }
+
   @Test func aFrameOverTheCapIsAnsweredThenDisconnectedAndItsGameForfeited() throws {
     var limits = LineServer.Limits()
     limits.maximumFrameBytes = 256

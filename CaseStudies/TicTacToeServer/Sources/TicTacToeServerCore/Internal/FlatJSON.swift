@@ -59,24 +59,24 @@ package enum FlatJSON {
       if raw.allSatisfy({ $0 < 0x80 }) { return String(decoding: raw, as: UTF8.self) }
       return String(validating: raw, as: UTF8.self)
     }
-    /// An integer without leading zeros or more than 18 digits.
+    /// A number of the protocol: ASCII digits with no sign, fraction, exponent or leading zero,
+    /// at most `Int.max` (the README's table of numbers). Anything else is left to the full
+    /// decoder, which refuses it with `bad-field`.
     ///
-    /// The digits are counted before any arithmetic: 18 digits always fit an `Int`, so a
-    /// longer number (19 or 20 digits, 2^63) is left to the full decoder and never overflows
-    /// here (one such number once stopped the server).
+    /// Each digit is added with overflow checks: a number past `Int.max` (2^63, 20 digits) ends
+    /// the fast path instead of trapping (one such number once stopped the server).
     func integer() -> Int? {
-      var negative = false
-      if index < bytes.count, bytes[index] == 0x2D {
-        negative = true
+      let start = index
+      var value = 0
+      while index < bytes.count, (0x30...0x39).contains(bytes[index]) {
+        let (tens, overflowed) = value.multipliedReportingOverflow(by: 10)
+        let (sum, carried) = tens.addingReportingOverflow(Int(bytes[index] &- 0x30))
+        guard !overflowed, !carried else { return nil }
+        value = sum
         index += 1
       }
-      let start = index
-      while index < bytes.count, (0x30...0x39).contains(bytes[index]) { index += 1 }
-      let digits = index - start
-      guard digits > 0, digits <= 18, digits == 1 || bytes[start] != 0x30 else { return nil }
-      var value = 0
-      for byte in bytes[start..<index] { value = value * 10 + Int(byte - 0x30) }
-      return negative ? -value : value
+      guard index > start, index - start == 1 || bytes[start] != 0x30 else { return nil }
+      return value
     }
 
     guard next() == 0x7B else { return nil }
