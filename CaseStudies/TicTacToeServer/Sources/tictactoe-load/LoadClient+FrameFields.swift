@@ -21,7 +21,11 @@ extension LoadClient {
     }
     let first = index
     while index < line.endIndex, (0x30...0x39).contains(line[index]) {
-      value = value * 10 + Int(line[index] - 0x30)
+      // A number too big for an `Int` is not one the tool can use: no field, rather than a trap.
+      let (times10, overflowed) = value.multipliedReportingOverflow(by: 10)
+      let (sum, overflowedAgain) = times10.addingReportingOverflow(Int(line[index] - 0x30))
+      guard !overflowed, !overflowedAgain else { return nil }
+      value = sum
       index += 1
     }
     return index > first ? (negative ? -value : value) : nil
