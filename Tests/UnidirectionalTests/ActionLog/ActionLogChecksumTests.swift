@@ -325,6 +325,41 @@ import UnidirectionalTestSupport
     #expect(try ActionLog<Action>(path: files.log, program: "server").entries.count == 3)
   }
 
+  /// In a version 1 log, a bad line before the last is still refused as it was
+  /// (`invalidEntry`); `repairingDamage: true` moves it and all after it to a quarantine file.
+  @Test func aVersion1LogWithABadLineInTheMiddleIsRefusedOrRepaired() throws {
+    let files = try Files()
+    defer { files.remove() }
+    let committer = ActionLogCommitter()
+    let header =
+      #"{"actionLog":1,"actionType":"UnidirectionalTests.ActionLogChecksumTests.Action","#
+      + #""logID":"v1","program":"server","schemaVersion":1}"#
+    let entry = { (n: Int) in
+      #"{"action":{"move":{"_0":\#(n)}},"sequence":\#(n),"timestamp":"2026-11-21T14:03:07.412Z"}"#
+    }
+    let text = [header, entry(1), #"{"action":{"mo"#, entry(3)].map { $0 + "\n" }.joined()
+    try files.write(Array(text.utf8))
+    let error = try #require(throws: ActionLogError.self) {
+      try recover(files, committer: committer)
+    }
+    #expect(error.line == 3)
+    guard case .invalidEntry = error.reason else {
+      Issue.record("expected an invalid entry, got \(error)")
+      return
+    }
+    let repaired = try DurableActionLog<Action>.recover(
+      path: files.log, program: "server", repairingDamage: true, initialState: [],
+      reducer: Self.feature, committer: committer)
+    #expect(repaired.state == [1])
+    let offset = (header + entry(1)).utf8.count + 2
+    #expect(
+      repaired.tornTail.map { [$0.line, $0.offset, $0.entryCount] } == [3, offset, 2])
+    #expect(repaired.tornTail?.isRepair == true)
+    #expect(
+      FileManager.default.contents(atPath: files.log + ".quarantine-1")
+        == Data(text.utf8.dropFirst(offset)))
+  }
+
   /// `--record` logs (``ActionLogRecorder``) stay format version 1, plain JSON lines that `jq`
   /// reads; ``ActionLog`` reads both versions, and verifies version 2's checksums.
   @Test func recordedLogsArePlainAndTheReaderVerifiesChecksums() async throws {
