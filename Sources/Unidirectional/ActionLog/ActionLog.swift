@@ -14,8 +14,12 @@ import Foundation
 /// Logs written before headers existed (their first line is an entry) are still read, without
 /// that check.
 ///
+/// It reads both layouts (see ``ActionLogHeader``): the recorder's plain JSON lines, and a
+/// ``DurableActionLog``'s checksummed ones, whose checksums it verifies.
+///
 /// Reading never fails on a bad entry: it keeps every entry up to the first line that is blank,
-/// not a valid entry, cut off, out of sequence, or recorded with a ``Secret`` redacted, and
+/// not a valid entry (or whose checksum does not verify), cut off, out of sequence, or recorded
+/// with a ``Secret`` redacted, and
 /// describes that line in ``error``. A replay then reaches the state right after the last good
 /// action. Line numbers count the file's lines, header included.
 public struct ActionLog<Action: Decodable & Sendable>: Sendable {
@@ -39,7 +43,7 @@ public struct ActionLog<Action: Decodable & Sendable>: Sendable {
   ///   (``ActionLogError/Reason/otherProgram(recorded:reading:)``,
   ///   ``ActionLogError/Reason/otherActionType(recorded:reading:)``,
   ///   ``ActionLogError/Reason/newerSchema(recorded:supported:)``,
-  ///   ``ActionLogError/Reason/newerFormat(_:)``, or
+  ///   ``ActionLogError/Reason/unsupportedFormat(found:supported:)``, or
   ///   ``ActionLogError/Reason/invalidEntry(_:)`` for a malformed header). Bad entries do not
   ///   throw: see ``error``.
   public init(
@@ -86,6 +90,7 @@ public struct ActionLog<Action: Decodable & Sendable>: Sendable {
       from: lines.first ?? Data(), path: path, program: program,
       actionType: String(reflecting: Action.self), schemaVersion: schemaVersion)
     if header != nil { lines = lines.dropFirst() }
+    let format = header?.format ?? ActionLogHeader.recorderFormat
     var entries: [ActionLogEntry<Action>] = []
     var error: ActionLogError?
     reading: for (index, line) in zip(lines.indices, lines) {
@@ -99,7 +104,8 @@ public struct ActionLog<Action: Decodable & Sendable>: Sendable {
         break
       }
       let entry: ActionLogEntry<Action>
-      switch Self.decodeEntry(Data(line), isTorn: isLast && !endsWithNewline, decoder: decoder) {
+      let isTorn = isLast && !endsWithNewline
+      switch Self.decodeEntry(line, format: format, isTorn: isTorn, decoder: decoder) {
       case .entry(let decoded): entry = decoded
       case .bad(.invalidEntry(let message)) where header == nil && entries.isEmpty:
         // Without a header, a first entry that is not one of these actions most likely comes
@@ -147,15 +153,24 @@ public struct ActionLog<Action: Decodable & Sendable>: Sendable {
 }
 
 extension ActionLog {
-  /// The entry on `line`, or why it is not one: `.redacted`, `.truncated` for a line that is
-  /// not whole (`isTorn`), `.invalidEntry`.
+  /// The entry on `line` (without its newline) of a log in `format`, or why it is not one:
+  /// `.redacted`, `.truncated` for a line that is not whole (`isTorn`), `.invalidEntry` (a
+  /// checksum that does not verify included).
   static func decodeEntry(
-    _ line: Data, isTorn: Bool, decoder: JSONDecoder
+    _ line: some Collection<UInt8>, format: Int, isTorn: Bool, decoder: JSONDecoder
   ) -> DecodedLine {
+    switch ActionLogLine.payload(of: line, format: format) {
+    case .json(let json): decodeJSON(json, isTorn: isTorn, decoder: decoder)
+    case .bad(let problem): .bad(isTorn ? .truncated(problem) : .invalidEntry(problem))
+    }
+  }
+
+  /// The entry whose JSON is `json` (its checksum, if any, verified), or why it is not one.
+  static func decodeJSON(_ json: Data, isTorn: Bool, decoder: JSONDecoder) -> DecodedLine {
     do {
-      return .entry(try decoder.decode(ActionLogEntry<Action>.self, from: line))
+      return .entry(try decoder.decode(ActionLogEntry<Action>.self, from: json))
     } catch {
-      if let redaction = try? decoder.decode(RedactionProbe.self, from: line) {
+      if let redaction = try? decoder.decode(RedactionProbe.self, from: json) {
         return .bad(.redacted(redaction.redacted))
       }
       let message = ActionLogError.summary(of: error)

@@ -8,6 +8,14 @@ import Foundation
 /// {"action":{"increment":{}},"sequence":1,"timestamp":"2026-11-21T14:03:07.412Z"}
 /// ```
 ///
+/// In a ``DurableActionLog`` (format version 2, see ``ActionLogHeader``), the line starts with
+/// the CRC-32C (Castagnoli) of the JSON object's bytes as 8 lowercase hexadecimal digits and
+/// one space. The checksum covers exactly the bytes after that space and before the newline:
+///
+/// ```
+/// 111f3309 {"action":{"increment":{}},"sequence":1,"timestamp":"2026-11-21T14:03:07.412Z"}
+/// ```
+///
 /// An action holding a ``Secret`` is written with the secret replaced by `"<redacted>"` and a
 /// `redacted` key listing where, so that readers know the action cannot be rebuilt:
 ///

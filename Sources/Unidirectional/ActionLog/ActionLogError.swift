@@ -25,8 +25,15 @@ public struct ActionLogError: Error, Equatable, Sendable, CustomStringConvertibl
     /// The log was recorded with a newer version of the actions' encoding than the reader
     /// supports.
     case newerSchema(recorded: Int, supported: Int)
-    /// The log's layout is a newer one than this library reads.
-    case newerFormat(Int)
+    /// The header names a version of the log's layout (see ``ActionLogHeader``) that this
+    /// library does not read: `found`, where it reads only the versions in `supported`.
+    case unsupportedFormat(found: Int, supported: [Int])
+    /// A line of a checksummed log (format version 2) that does not verify, at byte
+    /// `byteOffset` of the file, with valid entries after it: the file was damaged after those
+    /// were written, not cut off by a crash. `problem` says what was found. Recovery changes
+    /// nothing and refuses; recovering with `repairingDamage: true` moves the line and
+    /// everything after it to a quarantine file and keeps the entries before it.
+    case damaged(byteOffset: Int, problem: String)
     /// The action on this line holds secrets (see ``Secret``) that were redacted when it was
     /// recorded, so it cannot be replayed: the paths say where in the action they were.
     case redacted([String])
@@ -79,9 +86,16 @@ public struct ActionLogError: Error, Equatable, Sendable, CustomStringConvertibl
     case .newerSchema(let recorded, let supported):
       return "\(place): the log was recorded with schema version \(recorded) of its actions; "
         + "this program reads versions up to \(supported)"
-    case .newerFormat(let format):
-      return "\(place): the log's format version \(format) is newer than this library reads "
-        + "(up to \(ActionLogHeader.currentFormat))"
+    case .unsupportedFormat(let found, let supported):
+      let versions = supported.map(String.init).joined(separator: ", ")
+      return "\(place): the log's format version is \(found), which this library does not read "
+        + "(it reads format versions \(versions)); read it with the library that wrote it"
+    case .damaged(let offset, let problem):
+      return "\(place): damaged entry at byte offset \(offset) (\(problem)), with valid entries "
+        + "after it: this is damage to the file, not a write cut off by a crash, and nothing "
+        + "was changed. To keep the entries before it and move this line and all after it to "
+        + "a quarantine file beside the log, recover with "
+        + "DurableActionLog.recover(path:…, repairingDamage: true)"
     case .redacted(let paths):
       let secrets = paths.map { $0.isEmpty ? "the whole action" : $0 }
       return "\(place): cannot replay this action: its secret "

@@ -10,14 +10,33 @@ import Foundation
 /// {"actionLog":1,"actionType":"TicTacToeCore.TicTacToe.Action","program":"tictactoe","schemaVersion":1}
 /// ```
 ///
+/// Its `actionLog` key is the version of the file's layout, which decides how every line after
+/// the header is read:
+///
+/// - **1**, written by ``ActionLogRecorder``: each entry is its JSON object, then a newline.
+/// - **2**, written by ``DurableActionLog``: each entry is the CRC-32C (Castagnoli) of its JSON
+///   object as 8 lowercase hexadecimal digits, one space, the JSON object, then a newline (see
+///   ``ActionLogEntry``). The header line itself stays plain JSON in both versions, so that a
+///   reader that knows only version 1 finds the version and refuses the file by name.
+///
+/// A reader refuses a version it does not know
+/// (``ActionLogError/Reason/unsupportedFormat(found:supported:)``) rather than guess at its lines.
+///
 /// Logs written before headers existed start directly with their first entry; ``ActionLog``
 /// still reads them (its ``ActionLog/header`` is then `nil`) but cannot check where they come
 /// from.
 public struct ActionLogHeader: Codable, Equatable, Sendable {
-  /// The version of the log's own layout (header and entry lines) this library writes.
-  static let currentFormat = 1
+  /// The layout ``ActionLogRecorder`` writes: plain JSON lines, for people and `jq` to read.
+  static let recorderFormat = 1
 
-  /// The version of the log's layout: 1.
+  /// The layout ``DurableActionLog`` writes: each entry prefixed with its CRC-32C, so that
+  /// recovery tells a write cut off by a crash from damage to an acknowledged entry.
+  static let durableFormat = 2
+
+  /// The layouts this library reads.
+  static let supportedFormats = [recorderFormat, durableFormat]
+
+  /// The version of the log's layout: 1 or 2.
   let format: Int
 
   /// The name of the program that recorded the log, such as `tictactoe`.
@@ -35,23 +54,28 @@ public struct ActionLogHeader: Codable, Equatable, Sendable {
   /// with another log's snapshot; `nil` in ``ActionLogRecorder``'s logs.
   let logID: String?
 
-  /// Creates a header for the current log layout.
+  /// Creates a header for the layout ``ActionLogRecorder`` writes (format version 1: plain
+  /// JSON lines).
   ///
   /// - Parameters:
   ///   - program: The recording program's name.
   ///   - actionType: `String(reflecting: Action.self)`.
   ///   - schemaVersion: The version of the actions' encoding, from 1.
   public init(program: String, actionType: String, schemaVersion: Int) {
-    self.format = Self.currentFormat
+    self.format = Self.recorderFormat
     self.program = program
     self.actionType = actionType
     self.schemaVersion = schemaVersion
     self.logID = nil
   }
 
-  /// Creates a header for a durable log, with an identity of its own.
-  init(program: String, actionType: String, schemaVersion: Int, logID: String) {
-    self.format = Self.currentFormat
+  /// Creates a header for a durable log, with an identity of its own, in `format` (a new durable
+  /// log's by default).
+  init(
+    program: String, actionType: String, schemaVersion: Int, logID: String,
+    format: Int = durableFormat
+  ) {
+    self.format = format
     self.program = program
     self.actionType = actionType
     self.schemaVersion = schemaVersion
@@ -89,8 +113,10 @@ extension ActionLogHeader {
     } catch {
       throw fail(.invalidEntry("not a valid header: \(ActionLogError.summary(of: error))"))
     }
-    guard header.format <= ActionLogHeader.currentFormat else {
-      throw fail(.newerFormat(header.format))
+    // Any version not known, older or newer: its lines cannot be read by these rules.
+    guard ActionLogHeader.supportedFormats.contains(header.format) else {
+      throw fail(
+        .unsupportedFormat(found: header.format, supported: ActionLogHeader.supportedFormats))
     }
     guard header.program == program else {
       throw fail(.otherProgram(recorded: header.program, reading: program))

@@ -16,8 +16,12 @@ import Foundation
 /// reply(.ok)  // The move survives a crash from here on.
 /// ```
 ///
-/// The log is the format ``ActionLogRecorder`` writes (a header line, then one entry per
-/// reduced action), so ``ActionLog`` reads it too. Lines go to an ``ActionLogSink``: a file
+/// The log is a header line, then one entry per reduced action, as ``ActionLogRecorder``
+/// writes, except that each entry carries a CRC-32C of its JSON (format version 2: see
+/// ``ActionLogHeader`` and ``ActionLogEntry``), so that recovery tells a write cut off by a
+/// crash from damage to an acknowledged entry. ``ActionLog`` reads it too, verifying the
+/// checksums. A log of format version 1, written before checksums, is continued in version 1
+/// when recovered. Lines go to an ``ActionLogSink``: a file
 /// (``ActionLogFileSink``), or a replicated log service of your own. Actions are encoded on the
 /// thread that reduces them, then handed to the ``ActionLogCommitter``'s thread, which writes
 /// and flushes them in groups: the store never waits for the disk.
@@ -28,7 +32,7 @@ import Foundation
 /// ``StoreTask``, once that action has been reduced *and* a flush of the sink that started after
 /// its entry was appended has returned. From then on, a crash loses neither the action nor any
 /// action reduced before it by the same store: recovery (see
-/// ``recover(path:snapshotPath:program:schemaVersion:redactsSecrets:initialState:reducer:committer:)``)
+/// ``recover(path:snapshotPath:program:schemaVersion:redactsSecrets:repairingDamage:initialState:reducer:committer:)``)
 /// reaches a state that includes it. It says nothing about the action's effects, which run
 /// whether or not the log keeps up, nor about actions reduced after it. If the sink fails, it
 /// throws that failure instead; the action may or may not be durable then. Waiting cannot be
@@ -174,8 +178,7 @@ public final class DurableActionLog<Action: Encodable & Sendable>: Sendable {
         sequence: storage.nextSequence, timestamp: Date(), action: action)
       do {
         _ = storage.redaction?.take()
-        var line = try storage.encoder.encode(entry)
-        line.append(0x0A)
+        let line = ActionLogLine.encode(try storage.encoder.encode(entry), format: header.format)
         storage.pending.append(line)
         storage.length += line.count
         storage.nextSequence += 1

@@ -66,12 +66,47 @@ enum LogFile {
       unlink(temporary)
       throw fail("rename: \(message)")
     }
+    try syncDirectory(of: path)
+  }
+
+  /// `fsync`s the directory holding `path`, so that a file created or renamed there survives a
+  /// crash.
+  static func syncDirectory(of path: String) throws(ActionLogError) {
+    let fail = { (message: String) in
+      ActionLogError(path: path, line: nil, reason: .fileError(message))
+    }
     let slash = path.lastIndex(of: "/")
     let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
     let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard directoryDescriptor >= 0 else { throw fail("open \(directory): \(lastError)") }
     defer { close(directoryDescriptor) }
     guard fsync(directoryDescriptor) == 0 else { throw fail("fsync \(directory): \(lastError)") }
+  }
+
+  /// Copies `bytes` into a new file beside `path`, `<path>.quarantine-N` (mode 0600, N the
+  /// first number from 1 not taken), durably (the file and its directory `fsync`ed), and
+  /// returns its path. Recovery calls it before it cuts those bytes off the log: they move,
+  /// they are never destroyed.
+  static func quarantine(_ bytes: Data, beside path: String) throws(ActionLogError) -> String {
+    var number = 1
+    while true {
+      let candidate = "\(path).quarantine-\(number)"
+      let descriptor: Int32
+      do {
+        descriptor = try create(path: candidate, overwrite: false)
+      } catch  where error.reason == .fileExists {
+        number += 1
+        continue
+      }
+      let message: String? =
+        writeAll(bytes, to: descriptor) ?? (fsync(descriptor) == 0 ? nil : "fsync: \(lastError)")
+      close(descriptor)
+      if let message {
+        throw ActionLogError(path: candidate, line: nil, reason: .fileError(message))
+      }
+      try syncDirectory(of: candidate)
+      return candidate
+    }
   }
 
   /// Writes all of `data`, retrying partial writes; returns an error message on failure.

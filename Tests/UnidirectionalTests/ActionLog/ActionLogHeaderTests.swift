@@ -103,15 +103,25 @@ import UnidirectionalTestSupport
       try ActionLog<Action>(path: path, program: "alpha", schemaVersion: 5).entries.count == 2)
   }
 
-  @Test func aNewerLogFormatIsRefused() {
+  /// A format version this library does not know is refused, naming the file, the version
+  /// found and the versions read: its lines would be misread.
+  @Test func anUnknownLogFormatIsRefused() throws {
     let text = """
-      {"actionLog":2,"actionType":"UnidirectionalTests.ActionLogHeaderTests.Action",\
+      {"actionLog":99,"actionType":"UnidirectionalTests.ActionLogHeaderTests.Action",\
       "program":"alpha","schemaVersion":1}
 
       """
-    #expect(throws: ActionLogError(path: "log", line: 1, reason: .newerFormat(2))) {
-      try ActionLog<Action>(data: Data(text.utf8), path: "log", program: "alpha")
+    let error = try #require(throws: ActionLogError.self) {
+      try ActionLog<Action>(data: Data(text.utf8), path: "log.jsonl", program: "alpha")
     }
+    #expect(
+      error
+        == ActionLogError(
+          path: "log.jsonl", line: 1, reason: .unsupportedFormat(found: 99, supported: [1, 2])))
+    #expect(
+      error.description
+        == "log.jsonl, line 1: the log's format version is 99, which this library does not "
+        + "read (it reads format versions 1, 2); read it with the library that wrote it")
   }
 
   @Test func aMalformedHeaderIsAnInvalidFirstLine() throws {

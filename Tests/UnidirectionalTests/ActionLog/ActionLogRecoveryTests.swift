@@ -115,8 +115,12 @@ import UnidirectionalTestSupport
     let recovery = try recover(files, committer: committer)
     #expect(recovery.state == live)
     #expect(recovery.tornTail.map { [$0.line, $0.bytes] } == [14, 33])
-    #expect(recovery.description.hasSuffix("; removed a torn last line (line 14, 33 bytes)"))
+    #expect(
+      recovery.description.hasSuffix(
+        "; moved a torn tail (from line 14, byte \(size): 1 line, 33 bytes) to "
+          + files.log + ".quarantine-1"))
     #expect(files.size == size)
+    #expect(FileManager.default.contents(atPath: files.log + ".quarantine-1") == Data(torn.utf8))
 
     // The reopened log carries on after entry 12, and a second recovery sees it all.
     let store = Store(
@@ -143,6 +147,7 @@ import UnidirectionalTestSupport
     #expect(recovery.tornTail.map { [$0.line, $0.bytes] } == [5, 5])
   }
 
+  /// Entries are checksummed: a bad line followed by good ones is damage, not a torn write.
   @Test func aBadLineInTheMiddleIsAnError() async throws {
     let files = try Files()
     defer { files.remove() }
@@ -158,8 +163,8 @@ import UnidirectionalTestSupport
       try recover(files, committer: committer, snapshot: false)
     }
     #expect(error.line == 4)
-    guard case .invalidEntry = error.reason else {
-      Issue.record("expected an invalid entry, got \(error)")
+    guard case .damaged = error.reason else {
+      Issue.record("expected a damaged entry, got \(error)")
       return
     }
     #expect(files.size == size)  // Nothing truncated.

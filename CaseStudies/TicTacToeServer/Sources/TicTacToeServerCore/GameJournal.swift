@@ -5,9 +5,10 @@ import Unidirectional
 /// The server's durable journal in a data directory: the ``Journal`` store and its durable
 /// action log, recovered from the directory if it holds one.
 ///
-/// The directory holds `journal.jsonl` (the log: a header line, then one entry per journaled
-/// action, never rewritten except to cut a torn last line) and `journal.snapshot.json` (the
-/// journal's state every `snapshotInterval` entries, replaced atomically), both mode 0600.
+/// The directory holds `journal.jsonl` (the log: a header line, then one checksummed entry per
+/// journaled action, never rewritten except to cut a torn tail, whose bytes move to
+/// `journal.jsonl.quarantine-N` first) and `journal.snapshot.json` (the journal's state every
+/// `snapshotInterval` entries, replaced atomically), all mode 0600.
 public final class GameJournal: Sendable {
   /// The program name in the log's header.
   public static let program = "tictactoe-server"
@@ -33,11 +34,16 @@ public final class GameJournal: Sendable {
   ///   - directory: The data directory.
   ///   - committer: The thread that writes and flushes the log.
   ///   - snapshotInterval: How many entries between snapshots.
+  ///   - repairingDamage: Whether to repair a damaged log (an entry that does not verify,
+  ///     followed by entries that do) by moving the damaged entry and everything after it to
+  ///     `journal.jsonl.quarantine-N` before recovering; `false` by default, when such a log
+  ///     throws instead. The server's `--repair-journal`.
   /// - Throws: ``ActionLogError`` if the directory or the log cannot be used, or the log is
-  ///   corrupt before its last line.
-  public init(directory: String, committer: ActionLogCommitter, snapshotInterval: Int = 1000)
-    throws(ActionLogError)
-  {
+  ///   damaged (``ActionLogError/Reason/damaged(byteOffset:problem:)``) and not repaired.
+  public init(
+    directory: String, committer: ActionLogCommitter, snapshotInterval: Int = 1000,
+    repairingDamage: Bool = false
+  ) throws(ActionLogError) {
     let path = directory + "/journal.jsonl"
     let snapshotPath = directory + "/journal.snapshot.json"
     do {
@@ -52,7 +58,8 @@ public final class GameJournal: Sendable {
     if FileManager.default.fileExists(atPath: path) {
       let recovered = try DurableActionLog<Journal.Action>.recover(
         path: path, snapshotPath: snapshotPath, program: Self.program, redactsSecrets: false,
-        initialState: Journal.State(), reducer: Journal(), committer: committer)
+        repairingDamage: repairingDamage, initialState: Journal.State(), reducer: Journal(),
+        committer: committer)
       state = recovered.state
       log = recovered.log
       recovery = recovered.description

@@ -2,7 +2,7 @@
 //
 // Exit codes: 0 after SIGINT/SIGTERM (clean shutdown); 64 bad arguments; 71 the socket could not
 // be opened (address in use, …); 74 the data directory could not be used (or its journal is
-// corrupt before its last line).
+// damaged: --repair-journal moves the damage to a quarantine file and starts).
 
 import Dispatch
 import Foundation
@@ -16,7 +16,7 @@ import Unidirectional
 let usage = """
   usage: tictactoe-server [--host 127.0.0.1|::1] [--port N] [--idle-timeout SECONDS]
                           [--max-frame BYTES] [--max-output BYTES] [--max-connections N]
-                          [--data-dir DIR] [--quiet] [--echo]
+                          [--data-dir DIR [--repair-journal]] [--quiet] [--echo]
 
     --port N            the port (default 7878); 0 picks a free one
     --idle-timeout S    how long the server waits on a client (default 60)
@@ -24,6 +24,9 @@ let usage = """
     --max-output B      output a client may leave unread before it is dropped (default 262144)
     --data-dir DIR      durable: journal games in DIR, acknowledge a move only once it is on
                         disk, and recover the games in DIR at start
+    --repair-journal    if DIR's journal is damaged (an entry that fails its checksum, with
+                        valid entries after it), move that entry and all after it to
+                        DIR/journal.jsonl.quarantine-N and start from the entries before it
     --quiet             log warnings and the shutdown summary only, not each game
     --echo              serve a bare echo of each line instead of games (the load test's baseline)
 
@@ -63,6 +66,7 @@ struct Options {
   var quiet = false
   var echo = false
   var dataDirectory: String?
+  var repairJournal = false
 
   init(_ arguments: [String]) {
     var arguments = arguments[...]
@@ -93,11 +97,15 @@ struct Options {
       case "--quiet": quiet = true
       case "--echo": echo = true
       case "--data-dir": dataDirectory = value(argument)
+      case "--repair-journal": repairJournal = true
       case "-h", "--help":
         FileHandle.standardOutput.write(Data((usage + "\n").utf8))
         exit(0)
       default: usageError("unknown argument: \(argument)")
       }
+    }
+    if repairJournal && dataDirectory == nil {
+      usageError("--repair-journal needs --data-dir")
     }
     guard idleTimeout > 0, limits.maximumFrameBytes > 0, limits.maximumOutputBytes > 0 else {
       usageError("limits and the idle timeout must be positive")
@@ -130,7 +138,10 @@ enum ServerCommand {
 
     let logEvent: (@Sendable (String) -> Void)? =
       options.quiet ? nil : { @Sendable message in log(message) }
-    let journal = options.echo ? nil : options.dataDirectory.map(openJournal)
+    let journal =
+      options.echo
+      ? nil
+      : options.dataDirectory.map { openJournal($0, repairing: options.repairJournal) }
     let gameServer = GameServer(
       configuration: GameServer.Configuration(
         idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)),
@@ -179,13 +190,21 @@ enum ServerCommand {
     exit(0)
   }
 
-  /// Opens (or recovers) the journal in `directory`; exits 74 if it cannot.
-  static func openJournal(_ directory: String) -> GameJournal {
+  /// Opens (or recovers) the journal in `directory`, repairing damage if asked; exits 74 if it
+  /// cannot.
+  static func openJournal(_ directory: String, repairing: Bool) -> GameJournal {
     do {
-      let journal = try GameJournal(directory: directory, committer: ActionLogCommitter())
+      let journal = try GameJournal(
+        directory: directory, committer: ActionLogCommitter(), repairingDamage: repairing)
       log("journal in \(directory): " + (journal.recovery ?? "new"))
       return journal
     } catch {
+      if case .damaged = error.reason {
+        fail(
+          "data directory \(directory): \(error); to repair: tictactoe-server --data-dir "
+            + "\(directory) --repair-journal (moves the damaged entry and all after it to "
+            + "\(directory)/journal.jsonl.quarantine-N, then starts)", code: 74)
+      }
       fail("data directory \(directory): \(error)", code: 74)
     }
   }
