@@ -200,7 +200,7 @@ final class ObservationGraph: @unchecked Sendable {
           // A row store's keeper whose row a field probe of the same store has just kept.
           if probe.keptAt == generation { return }
           if probe.isSafe {
-            if probe.refreshAfterWrite(state, probe) {
+            if probe.refresher(state, probe, false) {
               probe.changedAt = generation
               fire(probe)
             }
