@@ -82,8 +82,7 @@ class Probe: @unchecked Sendable {
   final let byteCount: Int
 
   /// The observers whose latest run made this read, ordered by registration. Changed only by
-  /// the graph's `update`, `remove` and `removeAll`, which first hold a lent list (see
-  /// `ObservationGraph.Observers.lent`): a change anywhere else could free a list being run.
+  /// the graph's `update`, `remove` and `removeAll`.
   @exclusivity(unchecked) final var subscribers: [ObserverRecord] = []
 
   /// The generation (the graph's count of actions) after which the value last changed.
@@ -226,13 +225,6 @@ class Probe: @unchecked Sendable {
     if index < subscribers.count, subscribers[index] === observer {
       subscribers.remove(at: index)
     }
-  }
-
-  /// The subscribers' storage, without a reference to it: valid while the list is neither
-  /// changed nor released (see `ObservationGraph.Observers.lent`). A native array, never
-  /// bridged: its storage is the array's own buffer, which outlives this call.
-  final var lentSubscribers: UnsafeBufferPointer<ObserverRecord> {
-    subscribers.withUnsafeBufferPointer { $0 }
   }
 
   /// Whether no observer uses the probe any more.
