@@ -105,56 +105,28 @@ final class AccessRecorder: @unchecked Sendable {
     self.state = state
   }
 
-  /// The probe the running observer's last run had at this position, if it was a read of
-  /// `keyPath`; unretained, alive until the run ends (see `running`).
+  /// The predicted read: the probe the running observer's last run had at this position, if
+  /// `isThisRead` says it is the read being made; then recorded as this run's read. Unretained,
+  /// alive until the run ends (see `running`).
+  ///
+  /// Every read of a re-running observer asks this first: no copy of the reads, no reference
+  /// taken, no look-up.
   @inlinable @inline(__always)
-  func predictedProbe(for keyPath: AnyKeyPath) -> Unmanaged<Probe>? {
-    guard let probe = predictedProbe(),
-      probe._withUnsafeGuaranteedRef({ $0.keyPath === keyPath && $0.arrayKeyPath == nil })
-    else { return nil }
-    return probe
-  }
-
-  /// The probe the running observer's last run had at this position, whatever it was;
-  /// unretained, alive until the run ends (see `running`).
-  @inlinable @inline(__always)
-  func predictedProbe() -> Unmanaged<Probe>? {
+  func takePredicted(where isThisRead: (Probe) -> Bool) -> Unmanaged<Probe>? {
     guard let running else { return nil }
-    return running._withUnsafeGuaranteedRef { observer -> Unmanaged<Probe>? in
-      // Hot path (every read of a re-running observer): no copy of the reads, no reference
-      // taken.
-      if count == 0 {
-        guard let head = observer.reads.head else { return nil }
-        return Unmanaged.passUnretained(head)
-      }
+    let predicted = running._withUnsafeGuaranteedRef { observer -> Unmanaged<Probe>? in
+      if count == 0 { return observer.reads.head.map { Unmanaged.passUnretained($0) } }
       let tailIndex = count &- 1
       guard tailIndex < observer.reads.tail.count else { return nil }
       return Unmanaged.passUnretained(observer.reads.tail[tailIndex])
     }
-  }
-
-  /// The predicted probe (see `predictedProbe()`) if it is the element probe of `field` read
-  /// through the child store whose reader is `reader`; not yet appended.
-  @inlinable @inline(__always)
-  func predictedElementProbe<Element, Value>(_ field: KeyPath<Element, Value>, reader: UInt64)
-    -> Unmanaged<Probe>?
-  {
-    guard let probe = predictedProbe(),
-      probe._withUnsafeGuaranteedRef({
-        $0.reader == reader && $0.keyPath === field && $0.kind == .element
-      })
-    else { return nil }
-    return probe
-  }
-
-  /// Appends the probe of a read that `predictedProbe` returned.
-  @inlinable @inline(__always)
-  func appendPredicted(_ probe: Unmanaged<Probe>) {
+    guard let predicted, predicted._withUnsafeGuaranteedRef(isThisRead) else { return nil }
     if readsAsPredicted {
       count &+= 1
     } else {
-      probe._withUnsafeGuaranteedRef { append($0) }
+      predicted._withUnsafeGuaranteedRef { append($0) }
     }
+    return predicted
   }
 
   /// Appends the probe of a read.

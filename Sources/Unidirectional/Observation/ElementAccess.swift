@@ -76,13 +76,11 @@ class ElementAccess<Element>: @unchecked Sendable {
   {
     let value = record(field, reader: reader, lastKnown: lastKnown, isKeeper: false, by: recorder) {
       read, isUnchanged in
-      { state, probe in
-        let probe = unsafeDowncast(probe, to: ValueProbe<Value?>.self)
-        let new = read.valueKeepingElement(in: state)
-        let unchanged = Unidirectional.isUnchanged(probe.value, new, by: isUnchanged)
-        // Always: equal values may live in different storage (DESIGN invariant 4).
-        probe.value = new
-        return !unchanged
+      { state, probe, _ in
+        // The rule counts identical bits as unchanged (see `recordUnpredicted`): after any
+        // action as after a write.
+        unsafeDowncast(probe, to: ValueProbe<Value?>.self).take(
+          optional: read.valueKeepingElement(in: state), by: isUnchanged, afterAnyAction: false)
       }
     }
     // Never `nil`: answered from `lastKnown` once the element is gone.
@@ -100,14 +98,14 @@ class ElementAccess<Element>: @unchecked Sendable {
     // the current one, never `nil` (the read answers from `lastKnown` once the element is gone).
     // Checked anyway before the read is recorded: `recordedRead` would record it again.
     guard recorder.isActiveOnThisThread,
-      let predicted = recorder.predictedElementProbe(field, reader: reader),
-      predicted._withUnsafeGuaranteedRef({ $0.isSafe }),
-      let value = predicted._withUnsafeGuaranteedRef({
-        unsafeDowncast($0, to: ValueProbe<Value?>.self).value
+      let predicted = recorder.takePredicted(where: {
+        $0.reader == reader && $0.keyPath === field && $0.kind == .element && $0.isSafe
+          && unsafeDowncast($0, to: ValueProbe<Value?>.self).value != nil
       })
     else { return nil }
-    recorder.appendPredicted(predicted)
-    return value
+    return predicted._withUnsafeGuaranteedRef {
+      unsafeDowncast($0, to: ValueProbe<Value?>.self).value
+    }
   }
 
   /// The keeper's read of the whole element (see `ChildReader.keepLastKnown`), recorded for the
@@ -122,7 +120,7 @@ class ElementAccess<Element>: @unchecked Sendable {
     let locate = locate
     return record(whole, reader: reader &+ 1, lastKnown: nil, isKeeper: true, by: recorder) {
       _, _ in
-      { state, probe in
+      { state, probe, _ in
         let probe = unsafeDowncast(probe, to: ValueProbe<Element?>.self)
         // The probe keeps no copy of the element: it never reports a change, so its value is
         // never read again, and a copy would keep the element's first state alive.
@@ -140,7 +138,7 @@ class ElementAccess<Element>: @unchecked Sendable {
   @usableFromInline
   typealias RefresherMaker<Value> = (
     _ read: FieldRead<Value>, _ isUnchanged: @escaping (Value?, Value?) -> Bool
-  ) -> (UnsafeRawPointer, Probe) -> Bool
+  ) -> (UnsafeRawPointer, Probe, _ afterAnyAction: Bool) -> Bool
 
   /// Reads `field`, and records the read: the probe the running observer's last run had here if
   /// it is this read, or a new one, whose refresh `makeRefresher` makes.
@@ -157,8 +155,9 @@ class ElementAccess<Element>: @unchecked Sendable {
     _ field: KeyPath<Element, Value>, reader: UInt64, lastKnown: SpinLocked<Element>?,
     isKeeper: Bool, by recorder: AccessRecorder, refresher makeRefresher: RefresherMaker<Value>
   ) -> Value? {
-    if let predicted = recorder.predictedElementProbe(field, reader: reader) {
-      recorder.appendPredicted(predicted)
+    if let predicted = recorder.takePredicted(where: {
+      $0.reader == reader && $0.keyPath === field && $0.kind == .element
+    }) {
       // Alive for the run (see `AccessRecorder.running`), even if the observer is cancelled by
       // a getter that `value` runs.
       return predicted._withUnsafeGuaranteedRef { probe in
@@ -212,9 +211,7 @@ class ElementAccess<Element>: @unchecked Sendable {
     // probe keeps the row, it would keep the first one for good.
     let made = makeProbe(
       field: field, isSafe: fieldRead.offset != nil, reader: reader,
-      value: isKeeper ? nil : value,
-      read: { fieldRead.value(in: $0) }, isUnchanged: isUnchanged,
-      refresher: makeRefresher(fieldRead, isUnchanged))
+      value: isKeeper ? nil : value, refresher: makeRefresher(fieldRead, isUnchanged))
     made.isKeeper = isKeeper
     let filed = graph.probe(made, state: state)
     if isKeeper { keeping.setKeeper(filed) }
@@ -294,9 +291,7 @@ class ElementAccess<Element>: @unchecked Sendable {
   @usableFromInline
   func makeProbe<Value>(
     field: KeyPath<Element, Value>, isSafe: Bool, reader: UInt64, value: Value?,
-    read: @escaping (UnsafeRawPointer) -> Value?,
-    isUnchanged: @escaping (Value?, Value?) -> Bool,
-    refresher: @escaping (UnsafeRawPointer, Probe) -> Bool
+    refresher: @escaping (UnsafeRawPointer, Probe, _ afterAnyAction: Bool) -> Bool
   ) -> Probe {
     preconditionFailure("abstract")
   }

@@ -30,15 +30,11 @@ where Element.ID: Sendable {
   @usableFromInline
   override func makeProbe<Value>(
     field: KeyPath<Element, Value>, isSafe: Bool, reader: UInt64, value: Value?,
-    read: @escaping (UnsafeRawPointer) -> Value?,
-    isUnchanged: @escaping (Value?, Value?) -> Bool,
-    refresher: @escaping (UnsafeRawPointer, Probe) -> Bool
+    refresher: @escaping (UnsafeRawPointer, Probe, _ afterAnyAction: Bool) -> Bool
   ) -> Probe {
-    // The refresher's rule counts identical bits as unchanged: it serves after any action too.
-    RefreshedElementProbe(
+    ElementProbe(
       kind: .element, isSafe: isSafe, field: field, arrayKeyPath: array, id: id,
       idHash: elementIDHash(id), reader: reader, generation: graph.generation, value: value,
-      read: read, isUnchanged: isUnchanged, readWrites: readWrites, refresher: refresher,
-      refreshesAfterAnyAction: true)
+      readWrites: readWrites, refresher: refresher)
   }
 }

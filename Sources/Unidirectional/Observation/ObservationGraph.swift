@@ -37,9 +37,7 @@
 /// While it evaluates probes (`isBusy`), user code runs (`==`, getters, deinits of old values);
 /// anything that code asks of the graph (cancelling an observer, registering one, a tracked
 /// read) waits in `deferred` until the pass is over. Probes and closures the graph drops are
-/// released only once its structures are consistent again. While the store runs the observers
-/// of a lent subscriber list (`Observers.lent`), the graph holds that list before it changes
-/// any probe's subscribers.
+/// released only once its structures are consistent again.
 @usableFromInline
 final class ObservationGraph: @unchecked Sendable {
   // Safe: used only by the thread that owns the store (see above).
@@ -79,15 +77,8 @@ final class ObservationGraph: @unchecked Sendable {
   @exclusivity(unchecked) private var certain = SubscriberUnion()
   @exclusivity(unchecked) private var uncertain = SubscriberUnion()
   /// Scratch for `changes(in:)`: the first safe probe whose value changed, while it is the only
-  /// one (its subscribers are then the observers to run, lent: see `Observers.lent`).
+  /// one (its subscribers are then the observers to run, as they are: no union to build).
   @exclusivity(unchecked) private var onlyChangedProbe: Unmanaged<Probe>?
-
-  /// The probe whose subscribers the store is running, lent without a reference to the list
-  /// (see `Observers.lent`), from `changes(in:)` to `endLending()`.
-  @exclusivity(unchecked) private var lentProbe: Unmanaged<Probe>?
-  /// The lent list, held from the first change of any probe's subscribers during the lending:
-  /// the change then copies the list, and the run goes on through the one it was lent.
-  @exclusivity(unchecked) private var heldLentList: [ObserverRecord]?
 
   #if DEBUG
     /// Debug builds: the actions that qualify for a performance hint (see ``PerformanceHints``).
@@ -135,28 +126,12 @@ final class ObservationGraph: @unchecked Sendable {
   /// to post to the store's registrar.
   @usableFromInline
   struct Changes {
-    @usableFromInline var observers = Observers.none
+    @usableFromInline var observers: [ObserverRecord] = []
     /// `nil` rather than empty when nothing is tracked: no array to release after every action.
     @usableFromInline var posts: [@Sendable () -> Void]?
 
     @usableFromInline
     init() {}
-  }
-
-  /// The observers an action made stale, in registration order.
-  @usableFromInline
-  enum Observers {
-    case none
-    /// The subscribers of one probe (the common case: one value changed): its own list, lent
-    /// without a reference until the store calls `endLending()`. A retain and a release of
-    /// the list fewer per action.
-    ///
-    /// Taken when it is lent, in the pass: user code runs before the store runs the observers
-    /// (deferred requests carried out at the end of the pass, the effect's start, `onIssue`),
-    /// and may register or cancel an observer of the value, which makes the graph hold this
-    /// list and change a copy, or drop the probe.
-    case lent(UnsafeBufferPointer<ObserverRecord>)
-    case owned([ObserverRecord])
   }
 
   /// Brings the probes up to date with `state`, just committed, and returns what changed.
@@ -200,7 +175,7 @@ final class ObservationGraph: @unchecked Sendable {
           // A row store's keeper whose row a field probe of the same store has just kept.
           if probe.keptAt == generation { return }
           if probe.isSafe {
-            if probe.refreshAfterWrite(state, probe) {
+            if probe.refresher(state, probe, false) {
               probe.changedAt = generation
               fire(probe)
             }
@@ -212,22 +187,16 @@ final class ObservationGraph: @unchecked Sendable {
       }
     }
     var changes = Changes()
-    if lentProbe == nil, let only = onlyChangedProbe.take() {
-      // Not while a run goes through a lent list: one lent list at a time.
-      changes.observers = .lent(only._withUnsafeGuaranteedRef { $0.lentSubscribers })
-      lentProbe = only
-    } else {
-      if let only = onlyChangedProbe.take() { certain.add(only.takeUnretainedValue().subscribers) }
-      if !certain.isEmpty { changes.observers = .owned(certain.takeObservers()) }
+    if let only = onlyChangedProbe.take() {
+      // The list itself: the store runs these observers after the pass, and a change of the
+      // probe's subscribers meanwhile (an observer registered or cancelled) changes a copy.
+      changes.observers = only._withUnsafeGuaranteedRef { $0.subscribers }
+    } else if !certain.isEmpty {
+      changes.observers = certain.takeObservers()
     }
     if !scanned.isEmpty || !uncertain.isEmpty {
       uncertain.add(scanned)
-      let fired: [ObserverRecord]
-      switch changes.observers {
-      case .none: fired = []
-      case .lent(let observers): fired = Array(observers)
-      case .owned(let observers): fired = observers
-      }
+      let fired = changes.observers
       var checked: [ObserverRecord] = []
       var firedIndex = 0
       let toCheck = uncertain.takeObservers()
@@ -246,10 +215,7 @@ final class ObservationGraph: @unchecked Sendable {
       #if DEBUG
         if countsHints { noteReevaluation(observers: evaluated, changed: checked.count) }
       #endif
-      if !checked.isEmpty {
-        if case .lent = changes.observers { endLending() }
-        changes.observers = .owned(Self.mergeUnique(fired, checked))
-      }
+      if !checked.isEmpty { changes.observers = Self.mergeUnique(fired, checked) }
     }
     if !tracked.isEmpty {
       changes.posts = tracked.changes(in: state)
@@ -318,29 +284,6 @@ final class ObservationGraph: @unchecked Sendable {
     }
     if let only = onlyChangedProbe.take() { certain.add(only.takeUnretainedValue().subscribers) }
     certain.add(probe.subscribers)
-  }
-
-  /// Ends the lending of `Observers.lent`: the store has run the observers.
-  @usableFromInline @inline(__always)
-  func endLending() {
-    lentProbe = nil
-    if heldLentList != nil { releaseHeldLentList() }
-  }
-
-  @inline(never)
-  private func releaseHeldLentList() {
-    // Released last: the list may hold the last reference to an observer, whose closure's
-    // captures may call in when released.
-    let held = heldLentList.take()
-    withExtendedLifetime(held) {}
-  }
-
-  /// Holds the lent list, if any, before a change of a probe's subscribers (see `heldLentList`).
-  /// Before any change: the lent probe may go once its subscribers change.
-  @inline(__always)
-  private func holdLentList() {
-    guard heldLentList == nil, let lentProbe else { return }
-    heldLentList = lentProbe.takeUnretainedValue().subscribers
   }
 
   /// Whether a read of `observer`'s last run has changed since: its reads are checked in the
@@ -529,7 +472,6 @@ final class ObservationGraph: @unchecked Sendable {
   ) {
     observer.ranAt = generation
     guard !unchanged else { return }
-    holdLentList()
     let old = observer.reads
     var new = SmallArray<Probe>()
     for probe in reads {
@@ -559,7 +501,6 @@ final class ObservationGraph: @unchecked Sendable {
       deferred.append(.remove(observer))
       return
     }
-    holdLentList()
     observer.isInGraph = false
     observers[observer.id] = nil
     setScanned(observer, false)
@@ -585,7 +526,6 @@ final class ObservationGraph: @unchecked Sendable {
   /// Removes every observer and tracked read (when the store is going away); returns the
   /// observers' closures, for the caller to release.
   func removeAll() -> [ObserverBody] {
-    holdLentList()
     var bodies: [ObserverBody] = []
     for observer in observers.values {
       observer.isInGraph = false

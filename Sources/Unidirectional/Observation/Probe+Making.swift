@@ -124,39 +124,30 @@ extension KeyPath {
   func makeProbe(value: Value, offset: Int?, generation: UInt64) -> Probe {
     switch ChangeRule<Value>.forType {
     case .always:
-      return AlwaysChangedProbe(keyPath: self, generation: generation)
+      return Probe.alwaysChanged(keyPath: self, generation: generation)
     case .compare(let isUnchanged):
       if let offset {
         // Refreshed only when its bytes changed: then `==` alone; after any action, identical
         // bits first (see `Probe.refreshAfterAnyAction`).
-        let read: (UnsafeRawPointer) -> Value = { $0.load(fromByteOffset: offset, as: Value.self) }
-        return RefreshedValueProbe(
+        return ValueProbe(
           kind: .stored, isSafe: true, keyPath: self,
           byteRange: offset..<(offset + MemoryLayout<Value>.size), generation: generation,
-          value: value, read: read, isUnchanged: isUnchanged
+          value: value
         ) { state, probe, afterAnyAction in
-          let new = state.load(fromByteOffset: offset, as: Value.self)
-          let unchanged =
-            (afterAnyAction && bitwiseIdentical(probe.value, new))
-            || Unidirectional.isUnchanged(probe.value, new, by: isUnchanged)
-          // Always: equal values may live in different storage (DESIGN invariant 4).
-          probe.value = new
-          return !unchanged
+          // Made for this probe, which is a `ValueProbe<Value>`.
+          unsafeDowncast(probe, to: ValueProbe<Value>.self).take(
+            state.load(fromByteOffset: offset, as: Value.self), by: isUnchanged,
+            afterAnyAction: afterAnyAction)
         }
       }
-      let read: (UnsafeRawPointer) -> Value = {
-        $0.assumingMemoryBound(to: Root.self).pointee[keyPath: self]
-      }
+      // The rule counts identical bits as unchanged, after any action as after a write.
       let isUnchangedOrIdentical = ChangeRule.compare(isUnchanged).orIdentical.comparison
-      return RefreshedValueProbe(
-        kind: .computed, isSafe: false, keyPath: self, generation: generation, value: value,
-        read: read, isUnchanged: isUnchangedOrIdentical
+      return ValueProbe(
+        kind: .computed, isSafe: false, keyPath: self, generation: generation, value: value
       ) { state, probe, _ in
-        let new = read(state)
-        // The rule counts identical bits as unchanged, after any action as after a write.
-        let unchanged = Unidirectional.isUnchanged(probe.value, new, by: isUnchangedOrIdentical)
-        probe.value = new
-        return !unchanged
+        unsafeDowncast(probe, to: ValueProbe<Value>.self).take(
+          state.assumingMemoryBound(to: Root.self).pointee[keyPath: self],
+          by: isUnchangedOrIdentical, afterAnyAction: false)
       }
     }
   }
@@ -172,13 +163,16 @@ extension KeyPath {
   ) -> Probe where Value == Wrapped? {
     guard case .compare(let isUnchanged) = ChangeRule<Wrapped>.forType.optional.orIdentical
     else {
-      return AlwaysChangedProbe(keyPath: self, reader: reader, generation: generation)
+      return Probe.alwaysChanged(keyPath: self, reader: reader, generation: generation)
     }
     return ValueProbe(
       kind: .computed, isSafe: false, keyPath: self, reader: reader, generation: generation,
-      value: value,
-      read: { $0.assumingMemoryBound(to: Root.self).pointee[keyPath: self] ?? fallback() },
-      isUnchanged: isUnchanged)
+      value: value
+    ) { state, probe, afterAnyAction in
+      unsafeDowncast(probe, to: ValueProbe<Wrapped?>.self).take(
+        optional: state.assumingMemoryBound(to: Root.self).pointee[keyPath: self] ?? fallback(),
+        by: isUnchanged, afterAnyAction: afterAnyAction)
+    }
   }
 }
 
@@ -233,24 +227,16 @@ func makeElementProbe<State, Element: Identifiable, Value>(
   } else {
     read = lookUp
   }
-  return RefreshedElementProbe(
+  return ElementProbe(
     kind: kind, isSafe: arrayOffset != nil && fieldOffset != nil, field: field,
     arrayKeyPath: array, id: id, idHash: elementIDHash(id), reader: reader, generation: generation,
-    value: value, read: read,
-    isUnchanged: isUnchanged,
-    readWrites: IdentifiedArray<Element>.writesReader(atOffset: arrayOffset ?? 0),
-    refresher: { state, probe in
-      // Made for this probe, which is a `ValueProbe<Value?>`.
-      let probe = unsafeDowncast(probe, to: ValueProbe<Value?>.self)
-      let new = read(state)
-      let unchanged = Unidirectional.isUnchanged(probe.value, new, by: isUnchanged)
-      // Always: equal values may live in different storage (DESIGN invariant 4).
-      probe.value = new
-      return !unchanged
-    },
-    // After any action, identical bits count as unchanged even for a value that cannot be
-    // compared: `ValueProbe.refreshAfterAnyAction` checks them.
-    refreshesAfterAnyAction: false)
+    value: value, readWrites: IdentifiedArray<Element>.writesReader(atOffset: arrayOffset ?? 0)
+  ) { state, probe, afterAnyAction in
+    // Made for this probe, which is a `ValueProbe<Value?>`. After any action, identical bits
+    // count as unchanged even for a value that cannot be compared.
+    unsafeDowncast(probe, to: ValueProbe<Value?>.self).take(
+      optional: read(state), by: isUnchanged, afterAnyAction: afterAnyAction)
+  }
 }
 
 extension IdentifiedArray {

@@ -82,8 +82,7 @@ class Probe: @unchecked Sendable {
   final let byteCount: Int
 
   /// The observers whose latest run made this read, ordered by registration. Changed only by
-  /// the graph's `update`, `remove` and `removeAll`, which first hold a lent list (see
-  /// `ObservationGraph.Observers.lent`): a change anywhere else could free a list being run.
+  /// the graph's `update`, `remove` and `removeAll`.
   @exclusivity(unchecked) final var subscribers: [ObserverRecord] = []
 
   /// The generation (the graph's count of actions) after which the value last changed.
@@ -116,18 +115,20 @@ class Probe: @unchecked Sendable {
   /// its last observer was cancelled during a run).
   @exclusivity(unchecked) final var isFiled = false
 
-  /// `refresh`, called by an element group's pass without a virtual call: for an element probe
-  /// whose refresh is a closure made where the types are known (`RefreshedElementProbe`), that
-  /// closure itself, given the probe. Not optional: a closure stored as a `let` is called
+  /// Evaluates the read on a state, remembers the new value (always), and returns whether it
+  /// changed; the flag says the refresh follows any action (a tracked read), when identical bits
+  /// count as unchanged whatever the rule. Made where the types of the read are known (see
+  /// `Probe+Making`), so the refresh after every action is specialized code, not generic code
+  /// comparing through witness tables. Not optional: a closure stored as a `let` is called
   /// without taking a reference to its context.
-  @usableFromInline final let refreshAfterWrite: (UnsafeRawPointer, Probe) -> Bool
+  @usableFromInline final let refresher: (UnsafeRawPointer, Probe, _ afterAnyAction: Bool) -> Bool
 
   init(
     kind: Kind, isSafe: Bool, keyPath: AnyKeyPath, arrayKeyPath: AnyKeyPath? = nil,
     reader: UInt64? = nil, byteRange: Range<Int>? = nil, generation: UInt64,
-    refreshAfterWrite: @escaping (UnsafeRawPointer, Probe) -> Bool = Probe.refresh
+    refresher: @escaping (UnsafeRawPointer, Probe, _ afterAnyAction: Bool) -> Bool
   ) {
-    self.refreshAfterWrite = refreshAfterWrite
+    self.refresher = refresher
     self.kind = kind
     self.isSafe = isSafe
     self.keyPath = keyPath
@@ -146,20 +147,26 @@ class Probe: @unchecked Sendable {
 
   /// Evaluates the read on `state`, remembers the new value (always), and returns whether it
   /// changed.
-  func refresh(_ state: UnsafeRawPointer) -> Bool {
-    fatalError("abstract")
-  }
-
-  /// `probe.refresh(state)`: the `refreshAfterWrite` of a probe that has no closure of its own.
-  @usableFromInline
-  static func refresh(_ state: UnsafeRawPointer, _ probe: Probe) -> Bool {
-    probe.refresh(state)
+  @inline(__always)
+  final func refresh(_ state: UnsafeRawPointer) -> Bool {
+    refresher(state, self, false)
   }
 
   /// Like `refresh`, for a probe checked after every action whatever changed (a tracked read):
   /// a value whose bits are unchanged is unchanged, for a stored probe too.
-  func refreshAfterAnyAction(_ state: UnsafeRawPointer) -> Bool {
-    refresh(state)
+  final func refreshAfterAnyAction(_ state: UnsafeRawPointer) -> Bool {
+    refresher(state, self, true)
+  }
+
+  /// A probe of a value that can be compared neither by value nor by identity: changed after
+  /// every action, and never evaluated.
+  @usableFromInline
+  static func alwaysChanged(keyPath: AnyKeyPath, reader: UInt64? = nil, generation: UInt64)
+    -> Probe
+  {
+    Probe(
+      kind: .alwaysChanged, isSafe: true, keyPath: keyPath, reader: reader,
+      generation: generation, refresher: { _, _, _ in true })
   }
 
   #if DEBUG
@@ -218,13 +225,6 @@ class Probe: @unchecked Sendable {
     if index < subscribers.count, subscribers[index] === observer {
       subscribers.remove(at: index)
     }
-  }
-
-  /// The subscribers' storage, without a reference to it: valid while the list is neither
-  /// changed nor released (see `ObservationGraph.Observers.lent`). A native array, never
-  /// bridged: its storage is the array's own buffer, which outlives this call.
-  final var lentSubscribers: UnsafeBufferPointer<ObserverRecord> {
-    subscribers.withUnsafeBufferPointer { $0 }
   }
 
   /// Whether no observer uses the probe any more.

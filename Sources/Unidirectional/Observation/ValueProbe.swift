@@ -3,51 +3,54 @@
 class ValueProbe<Value>: Probe, @unchecked Sendable {
   // Safe: as `Probe`, used by one thread at a time.
 
-  /// Evaluates the read on a state.
-  final let read: (UnsafeRawPointer) -> Value
-  /// Whether a new value is unchanged from the last (see ``Probe``'s rules of change): `==`,
-  /// after a check of identical bits except for stored probes, which are refreshed only when
-  /// their bits changed.
-  final let isUnchanged: (Value, Value) -> Bool
+  /// The value the probe saw last.
   @usableFromInline @exclusivity(unchecked) final var value: Value
 
   @usableFromInline
   init(
     kind: Kind, isSafe: Bool, keyPath: AnyKeyPath, arrayKeyPath: AnyKeyPath? = nil,
     reader: UInt64? = nil, byteRange: Range<Int>? = nil, generation: UInt64,
-    value: Value, read: @escaping (UnsafeRawPointer) -> Value,
-    isUnchanged: @escaping (Value, Value) -> Bool,
-    refreshAfterWrite: @escaping (UnsafeRawPointer, Probe) -> Bool = Probe.refresh
+    value: Value, refresher: @escaping (UnsafeRawPointer, Probe, _ afterAnyAction: Bool) -> Bool
   ) {
-    self.read = read
-    self.isUnchanged = isUnchanged
     self.value = value
     super.init(
       kind: kind, isSafe: isSafe, keyPath: keyPath, arrayKeyPath: arrayKeyPath, reader: reader,
-      byteRange: byteRange, generation: generation, refreshAfterWrite: refreshAfterWrite)
+      byteRange: byteRange, generation: generation, refresher: refresher)
   }
 
-  override func refresh(_ state: UnsafeRawPointer) -> Bool {
-    let new = read(state)
-    let unchanged = isUnchanged(value, new)
+  /// Gives the probe `new`, the value read on the state just committed, and returns whether it
+  /// changed by `rule`: the body of every refresher (see `Probe.refresher`).
+  @inlinable @inline(__always)
+  final func take(_ new: Value, by rule: (Value, Value) -> Bool, afterAnyAction: Bool) -> Bool {
+    let unchanged =
+      (afterAnyAction && bitwiseIdentical(value, new))
+      || Unidirectional.isUnchanged(value, new, by: rule)
     // Always: equal values may live in different storage (DESIGN invariant 4).
-    value = new
-    return !unchanged
-  }
-
-  override func refreshAfterAnyAction(_ state: UnsafeRawPointer) -> Bool {
-    let new = read(state)
-    let unchanged = bitwiseIdentical(value, new) || isUnchanged(value, new)
     value = new
     return !unchanged
   }
 
   #if DEBUG
     override final func elementChanges(in state: UnsafeRawPointer) -> ElementChanges? {
-      guard let old = value as? any ElementwiseComparable else { return nil }
-      return old.elementChanges(to: read(state))
+      // Called for stored probes only: the value is at `byteStart`.
+      guard kind == .stored, let old = value as? any ElementwiseComparable else { return nil }
+      return old.elementChanges(to: state.load(fromByteOffset: byteStart, as: Value.self))
     }
   #endif
+
+  /// `take(_:by:afterAnyAction:)` of an optional value (an element read, `nil` when the element
+  /// is absent), compared inline when the wrapped value's `==` is bit equality. A label of its
+  /// own: as an overload, the method above (not generic itself) would be chosen.
+  @inlinable @inline(__always)
+  final func take<Wrapped>(
+    optional new: Wrapped?, by rule: (Wrapped?, Wrapped?) -> Bool, afterAnyAction: Bool
+  ) -> Bool where Value == Wrapped? {
+    let unchanged =
+      (afterAnyAction && bitwiseIdentical(value, new))
+      || Unidirectional.isUnchanged(value, new, by: rule)
+    value = new
+    return !unchanged
+  }
 
   override final func adopt(_ other: Probe) {
     value = unsafeDowncast(other, to: ValueProbe<Value>.self).value
@@ -69,17 +72,15 @@ class ElementProbe<ID: Hashable, Value>: ValueProbe<Value?>, @unchecked Sendable
   init(
     kind: Kind, isSafe: Bool, field: AnyKeyPath, arrayKeyPath: AnyKeyPath, id: ID,
     idHash: Int, reader: UInt64?, generation: UInt64, value: Value?,
-    read: @escaping (UnsafeRawPointer) -> Value?, isUnchanged: @escaping (Value?, Value?) -> Bool,
     readWrites: @escaping (UnsafeRawPointer) -> ElementWrites,
-    refreshAfterWrite: @escaping (UnsafeRawPointer, Probe) -> Bool = Probe.refresh
+    refresher: @escaping (UnsafeRawPointer, Probe, _ afterAnyAction: Bool) -> Bool
   ) {
     self.id = id
     self.idHash = idHash
     self.readWrites = readWrites
     super.init(
       kind: kind, isSafe: isSafe, keyPath: field, arrayKeyPath: arrayKeyPath, reader: reader,
-      generation: generation, value: value, read: read, isUnchanged: isUnchanged,
-      refreshAfterWrite: refreshAfterWrite)
+      generation: generation, value: value, refresher: refresher)
   }
 
   override final var key: ReadKey {

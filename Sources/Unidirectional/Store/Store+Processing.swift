@@ -147,14 +147,8 @@ extension Store {
     // After the effects started (a child's new effects end with it too): the navigation
     // children that are gone, whichever reducer removed them (see `ChildWatch`).
     if effects.hasWatches { effects.checkWatches(UnsafeRawPointer(statePointer)) }
-    switch changes.observers {
-    case .none:
-      break
-    case .lent(let observers):
-      runObservers(observers)
-      graph.endLending()
-    case .owned(let observers):
-      observers.withUnsafeBufferPointer { runObservers($0) }
+    if !changes.observers.isEmpty {
+      changes.observers.withUnsafeBufferPointer { runObservers($0) }
     }
     if let posts = changes.posts {
       for post in posts { post() }

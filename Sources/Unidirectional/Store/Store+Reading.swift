@@ -64,10 +64,12 @@ extension Store {
   func predictedStoredRead<Value>(_ keyPath: KeyPath<State, Value>) -> Value? {
     guard let recorder = activeDrainRecorder else { return nil }
     return recorder._withUnsafeGuaranteedRef { recorder -> Value? in
-      guard let probe = recorder.predictedProbe(for: keyPath),
-        let byteStart = probe._withUnsafeGuaranteedRef({ $0.kind == .stored ? $0.byteStart : nil })
+      guard
+        let probe = recorder.takePredicted(where: {
+          $0.keyPath === keyPath && $0.kind == .stored
+        })
       else { return nil }
-      recorder.appendPredicted(probe)
+      let byteStart = probe._withUnsafeGuaranteedRef { $0.byteStart }
       return UnsafeRawPointer(statePointer).load(fromByteOffset: byteStart, as: Value.self)
     }
   }
@@ -122,10 +124,7 @@ extension Store {
       }
       // The owner runs an observer: no action can commit meanwhile, and the state is read
       // directly.
-      if let predicted = recorder.predictedProbe(),
-        predicted._withUnsafeGuaranteedRef({ read.isRead(of: $0) })
-      {
-        recorder.appendPredicted(predicted)
+      if let predicted = recorder.takePredicted(where: { read.isRead(of: $0) }) {
         // Alive for the run (see `AccessRecorder.running`), even if the observer is cancelled
         // by user code that `value(in:)` runs.
         return predicted._withUnsafeGuaranteedRef { probe in

@@ -3,13 +3,13 @@ import Testing
 import Unidirectional
 import UnidirectionalTestSupport
 
-// The lent subscriber list (`ObservationGraph.Observers.lent`) is taken in the pass, before
-// `changes(in:)` carries out the requests deferred during it and before the action's effect
-// starts. User code that runs in either place (the deinit of an old value, `==`, a getter, the
-// store's `onIssue`, an effect's cancellation handler) may register or cancel an observer of
-// the changed value: the store must still run the list as it was, and never read a probe that
-// is gone. (Read from the probe after that code, the list ran a new observer twice, and a
-// cancelled probe was read after it was freed.)
+// The observers to run after an action are found in the pass, before `changes(in:)` carries
+// out the requests deferred during it and before the action's effect starts. User code that
+// runs in either place (the deinit of an old value, `==`, a getter, the store's `onIssue`, an
+// effect's cancellation handler) may register or cancel an observer of the changed value: the
+// store must still run the observers as they were found, each once, and never read a probe that
+// is gone. (An earlier design ran a new observer twice, and read a cancelled probe after it was
+// freed.)
 
 /// A feature whose every action counts, and whose row actions go to rows that may be missing
 /// (an issue for `onIssue`, reported while the action's effect starts, before its observers run).
@@ -31,7 +31,7 @@ struct LentIssueFeature: Reducer {
   }
 }
 
-@Suite(.serialized) struct LentSubscriberListTests {
+@Suite(.serialized) struct ObserversChangedDuringAPassTests {
   /// One value changes; the refresh of another probe releases the old value it held, whose
   /// deinit registers an observer of the changed value (its first run happens then, during the
   /// pass, on the new state). The registration is deferred to the end of the pass, which adds
