@@ -307,13 +307,19 @@ private struct WatchedKicked: Reducer {
 }
 
 private struct WatchedKickedHost: Reducer {
-  struct State: Equatable, Sendable { var child: WatchedKicked.State? = WatchedKicked.State(id: 1) }
+  struct State: Equatable, Sendable {
+    var child: WatchedKicked.State? = WatchedKicked.State(id: 1)
+    /// Whether a kick also replaces the child with another (id 2).
+    var replacesOnKick = true
+  }
   enum Action: Equatable, Sendable { case child(WatchedKicked.Action) }
   var body: some Reducer<State, Action> {
     EmptyReducer()
       .ifLet(\.child, action: .case(Action.child)) { WatchedKicked() }
     Reduce { state, action in
-      if case .child(.kick) = action { state.child = WatchedKicked.State(id: 2) }
+      if case .child(.kick) = action, state.replacesOnKick {
+        state.child = WatchedKicked.State(id: 2)
+      }
       return .none
     }
   }
@@ -432,13 +438,18 @@ private struct WatchedKickedHost: Reducer {
   }
 
   /// A child's synchronous `.send` is the child's too: when the action that sent it also replaced
-  /// the child, the new child never receives it.
-  @Test func aChildsSendEffectNeverReachesItsReplacement() {
-    let store = Store(initialState: WatchedKickedHost.State(), reducer: WatchedKickedHost()) {
-      [issues] in issues.append($0)
-    }
+  /// the child, the new child never receives it; when the child is still there, it does.
+  @Test(arguments: [true, false])
+  func aChildsSendEffectReachesItsChildOnly(replacesOnKick: Bool) {
+    let store = Store(
+      initialState: WatchedKickedHost.State(replacesOnKick: replacesOnKick),
+      reducer: WatchedKickedHost()
+    ) { [issues] in issues.append($0) }
     store.send(.child(.kick))
-    #expect(store.child == WatchedKicked.State(id: 2, ticks: 0))
+    #expect(
+      store.child
+        == (replacesOnKick
+          ? WatchedKicked.State(id: 2, ticks: 0) : WatchedKicked.State(id: 1, ticks: 1)))
     #expect(issues.values.isEmpty)
   }
 
