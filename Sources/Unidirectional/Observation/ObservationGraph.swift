@@ -70,7 +70,7 @@ final class ObservationGraph: @unchecked Sendable {
   @exclusivity(unchecked) private(set) var isBusy = false
 
   /// Requests made while the graph was busy, carried out once it is not.
-  @exclusivity(unchecked) private var deferred: [Request] = []
+  @exclusivity(unchecked) private var deferred: [ObservationRequest] = []
 
   /// Scratch for `changes(in:)`: the subscribers of safe probes whose value changed (their
   /// observers fire), and of dirty probes (their observers are checked). Empty between passes.
@@ -93,13 +93,6 @@ final class ObservationGraph: @unchecked Sendable {
     /// another turns the process-wide setting off.
     @exclusivity(unchecked) var performanceHintsEnabledForTests: Bool?
   #endif
-
-  /// A change of the graph asked for while it was busy.
-  enum Request {
-    case remove(ObserverRecord)
-    case register(ObserverRecord, [Probe])
-    case track(TrackedReads.Entry, thread: UInt)
-  }
 
   init(stateSize: Int) {
     self.byteIndex = ByteIndex(stateSize: stateSize)
@@ -557,7 +550,7 @@ final class ObservationGraph: @unchecked Sendable {
   // MARK: Deferred work
 
   /// Asks for a change while the graph may be busy: done now if it is not.
-  func perform(_ request: Request, state: UnsafeRawPointer) {
+  func perform(_ request: ObservationRequest, state: UnsafeRawPointer) {
     if isBusy {
       deferred.append(request)
     } else {
@@ -573,14 +566,14 @@ final class ObservationGraph: @unchecked Sendable {
     }
   }
 
-  private func carryOut(_ request: Request, state: UnsafeRawPointer) {
+  private func carryOut(_ request: ObservationRequest, state: UnsafeRawPointer) {
     switch request {
     case .remove(let observer):
       remove(observer)
-    case .register(let observer, let reads):
+    case .register(let observer, let reads, _):
       guard !observer.isCancelled else { return }
       insert(observer, reads: reads.map { probe($0, state: state) }, state: state)
-    case .track(let entry, let thread):
+    case .track(let entry, let thread, _):
       tracked.insert(entry, thread: thread)
     }
   }

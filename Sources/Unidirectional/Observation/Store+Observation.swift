@@ -118,7 +118,8 @@ extension Store {
       // they released): the graph is ours, unless it is in the middle of a pass.
       if graph.isBusy {
         let reads = recordDeferred(body)
-        graph.perform(.register(observer, reads), state: statePointer)
+        graph.perform(
+          .register(observer, reads: reads, generation: gate.generation), state: statePointer)
       } else {
         recordOwning(observer, body)
       }
@@ -168,7 +169,7 @@ extension Store {
   }
 
   /// Owner: carries out what other threads asked of the graph.
-  func carryOut(_ requests: [Request]) {
+  func carryOut(_ requests: [ObservationRequest]) {
     let current = gate.generation
     for request in requests {
       switch request {
@@ -179,14 +180,14 @@ extension Store {
         if generation == current
           || !reads.contains(where: { $0.refreshAfterAnyAction(statePointer) })
         {
-          graph.perform(.register(observer, reads), state: statePointer)
+          graph.perform(request, state: statePointer)
         } else {
-          graph.perform(.register(observer, []), state: statePointer)
+          graph.perform(.register(observer, reads: [], generation: current), state: statePointer)
           [observer].withUnsafeBufferPointer { runObservers($0) }
         }
-      case .remove(let observer):
-        graph.perform(.remove(observer), state: statePointer)
-      case .track(let entry, let thread, let generation):
+      case .remove:
+        graph.perform(request, state: statePointer)
+      case .track(let entry, _, let generation):
         // If an action was committed after the read, tell the tracking now if the value changed
         // (or if the read could trap, without evaluating it). If the tracking is not installed
         // yet, the registrar drops this, but `TrackingInstalls` tells it again once it is.
@@ -195,7 +196,7 @@ extension Store {
         {
           entry.post()
         } else {
-          graph.perform(.track(entry, thread: thread), state: statePointer)
+          graph.perform(request, state: statePointer)
         }
       }
     }

@@ -210,7 +210,7 @@ extension Store {
     let entry = TrackedReads.Entry(probe: probe, post: post)
     let thread = StoreGate.currentThread
     if gate.isOwnedByCurrentThread {
-      graph.perform(.track(entry, thread: thread), state: statePointer)
+      graph.perform(.track(entry, thread: thread, generation: generation), state: statePointer)
     } else if gate.submit({
       self.pending.requests.append(.track(entry, thread: thread, generation: generation))
     }) {

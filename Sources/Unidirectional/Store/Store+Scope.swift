@@ -85,8 +85,7 @@ extension Store {
     // observers read through them (see `ElementAccess`). Only for a root store's array at a
     // fixed offset; a child store's own child goes through the general path.
     let parts = MemoryLayout<State>.offset(of: state).map { offset in
-      let hint = ElementPositionHint()
-      return ElementAccessParts<Element>(
+      ElementAccessParts<Element>(
         locate: { state in
           let array = (state + offset).assumingMemoryBound(to: IdentifiedArray<Element>.self)
           // The element buffer stays where it is while the state is neither written nor
@@ -97,13 +96,13 @@ extension Store {
           let count = array.pointee.elements.count
           guard count > 0, let elements = array.pointee.elements._baseAddressIfContiguous
           else { return nil }
-          // Where the element was last: a look-up by id costs a hash.
-          let hinted = hint.position
+          // The last updated position first (a row is read after it was written): a look-up by
+          // id costs a hash.
+          let hinted = array.pointee.lastUpdatedPosition
           if hinted < count, elements[hinted].id == id {
             return UnsafeRawPointer(elements + hinted)
           }
           guard let position = array.pointee.positions[id] else { return nil }
-          hint.position = position
           return UnsafeRawPointer(elements + position)
         },
         readWrites: IdentifiedArray<Element>.writesReader(atOffset: offset),

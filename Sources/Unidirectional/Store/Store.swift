@@ -49,28 +49,17 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   @usableFromInline
   struct Pending {
     @usableFromInline var actions = ActionQueue<Queued>()
-    @usableFromInline var requests: [Request] = []
+    @usableFromInline var requests: [ObservationRequest] = []
 
     @inlinable
     init() {}
-  }
-
-  /// A change of the observation graph asked for by a thread that does not own the store.
-  @usableFromInline
-  enum Request {
-    /// A new observer, whose first run read the probes on the state of `generation`.
-    case register(ObserverRecord, reads: [Probe], generation: UInt32)
-    /// A cancelled observer to drop.
-    case remove(ObserverRecord)
-    /// A read made while Apple's Observation tracked, on `thread`, of the state of `generation`.
-    case track(TrackedReads.Entry, thread: UInt, generation: UInt32)
   }
 
   /// Work the owner takes from `Pending`.
   @usableFromInline
   enum Work {
     case action(Queued)
-    case requests([Request])
+    case requests([ObservationRequest])
   }
 
   @usableFromInline
