@@ -288,7 +288,10 @@ final class EffectRuntime<Action: Sendable>: Sendable {
 
   /// The origin of a synchronous `.send` under `cancelIDs`: a child's `.send` is dropped if the
   /// child is gone when its turn comes (the action that sent it may also have removed the child).
-  /// `nil` outside children, as for actions sent by the store's user.
+  /// A `.send` run inside the effect task `parent` (in a `.concatenate` that has an asynchronous
+  /// part) is that task's, even outside children: like the task's own `send`, it is dropped if
+  /// the task is cancelled while the action waits in the queue. `nil` for a `.send` the reducer
+  /// returned outside children, as for actions sent by the store's user.
   private func sendOrigin(cancelIDs: [EffectID], parent: EffectOrigin?) -> EffectOrigin? {
     guard parent != nil || cancelIDs.contains(where: \.isChildEffects) else { return nil }
     let children = storage.withLock {
