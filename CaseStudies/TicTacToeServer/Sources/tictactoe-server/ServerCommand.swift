@@ -16,7 +16,8 @@ import Unidirectional
 let usage = """
   usage: tictactoe-server [--host 127.0.0.1|::1] [--port N] [--idle-timeout SECONDS]
                           [--max-frame BYTES] [--max-output BYTES] [--max-connections N]
-                          [--data-dir DIR [--repair-journal]] [--quiet] [--echo]
+                          [--data-dir DIR [--repair-journal] [--abandon-after SECONDS]]
+                          [--quiet] [--echo]
 
     --port N            the port (default 7878); 0 picks a free one
     --idle-timeout S    how long the server waits on a client (default 60)
@@ -27,6 +28,8 @@ let usage = """
     --repair-journal    if DIR's journal is damaged (an entry that fails its checksum, with
                         valid entries after it), move that entry and all after it to
                         DIR/journal.jsonl.quarantine-N and start from the entries before it
+    --abandon-after S   at start, close (journaled as ended) each recovered game with no move
+                        or rejoin in the last S seconds (default 3600)
     --quiet             log warnings and the shutdown summary only, not each game
     --echo              serve a bare echo of each line instead of games (the load test's baseline)
 
@@ -67,6 +70,7 @@ struct Options {
   var echo = false
   var dataDirectory: String?
   var repairJournal = false
+  var abandonAfter = 3600.0
 
   init(_ arguments: [String]) {
     var arguments = arguments[...]
@@ -98,6 +102,7 @@ struct Options {
       case "--echo": echo = true
       case "--data-dir": dataDirectory = value(argument)
       case "--repair-journal": repairJournal = true
+      case "--abandon-after": abandonAfter = number(argument, Double.self)
       case "-h", "--help":
         FileHandle.standardOutput.write(Data((usage + "\n").utf8))
         exit(0)
@@ -109,6 +114,11 @@ struct Options {
     }
     guard idleTimeout > 0, limits.maximumFrameBytes > 0, limits.maximumOutputBytes > 0 else {
       usageError("limits and the idle timeout must be positive")
+    }
+    // Bounded (a century), so that the conversion to whole milliseconds below cannot trap on
+    // a value such as 1e300; NaN fails the first comparison.
+    guard abandonAfter > 0, abandonAfter <= 3_153_600_000 else {
+      usageError("--abandon-after: \(abandonAfter) is not a number of seconds from 0 to 3153600000")
     }
   }
 }
@@ -145,7 +155,7 @@ enum ServerCommand {
     let gameServer = GameServer(
       configuration: GameServer.Configuration(
         idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)),
-        log: logEvent),
+        log: logEvent, abandonAfter: .milliseconds(Int64(options.abandonAfter * 1000))),
       journal: journal)
     let handler = options.echo ? echoHandler() : gameServer.lineHandler
     let server: LineServer
@@ -186,7 +196,8 @@ enum ServerCommand {
     let statistics = gameServer.statistics
     log(
       "stopped: \(statistics.gamesStarted) games started, \(statistics.moves) moves in "
-        + "finished games, \(statistics.games) games unfinished")
+        + "finished games, \(statistics.games) games unfinished, \(statistics.gamesAbandoned) "
+        + "recovered games closed as abandoned")
     exit(0)
   }
 
