@@ -32,7 +32,7 @@ extension GameServer {
       effectExecutor: configuration.effectExecutor)
     let entry = GameEntry(
       id: id, store: room, names: (state.game.xName, state.game.oName), tokens: tokens,
-      lastJournalTask: lastJournalTask)
+      lastJournalTask: lastJournalTask, counted: Counted(live.gameEntries))
     games.withLock { $0[id] = entry }
     // One observer per game, not one per player: both players see the same view, so it is
     // read and encoded once, and pushed to the seats; it also closes the game once it is over.

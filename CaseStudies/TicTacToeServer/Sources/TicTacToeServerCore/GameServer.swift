@@ -92,6 +92,16 @@ public final class GameServer: Sendable {
     public var moves = 0
     /// Recovered games closed as abandoned at start (see "Abandoned games" above).
     public var gamesAbandoned = 0
+    /// Session entries alive (a session's store, link and fields), whether or not still in the
+    /// server's table: more than ``sessions`` only while a closed session is being let go.
+    public var sessionEntries = 0
+    /// Session stores alive: each store's reducer, held by the store and by its idle timer's
+    /// task, which ends shortly after the session closes.
+    public var sessionStores = 0
+    /// Game entries alive (a game's store, its observer, its seats), in the table or not.
+    public var gameEntries = 0
+    /// Clients waiting in the lobby's queue.
+    public var queued = 0
   }
 
   let configuration: Configuration
@@ -107,6 +117,8 @@ public final class GameServer: Sendable {
   /// The wall clock that dates journaled activity: `\.date` as the server was made.
   let date: DateGenerator
   let abandonedCount = Atomic<Int>(0)
+  /// What the server holds: the objects alive of each kind (see ``Statistics``).
+  let live = (sessionEntries: LiveCount(), sessionStores: LiveCount(), gameEntries: LiveCount())
   /// The journal, on a durable server.
   let journal: GameJournal?
 
@@ -159,7 +171,9 @@ public final class GameServer: Sendable {
     Statistics(
       sessions: sessions.withLock(\.count), games: games.withLock(\.count),
       gamesStarted: lobby.gamesStarted, moves: moveCount.load(ordering: .relaxed),
-      gamesAbandoned: abandonedCount.load(ordering: .relaxed))
+      gamesAbandoned: abandonedCount.load(ordering: .relaxed),
+      sessionEntries: live.sessionEntries.value, sessionStores: live.sessionStores.value,
+      gameEntries: live.gameEntries.value, queued: lobby.waiting.count)
   }
 
   /// Opens a session for a new client; its first frame, `session` in phase `connected`, is
@@ -173,8 +187,12 @@ public final class GameServer: Sendable {
     let frames = FrameSignal()
     // The idle timer reads, when it fires (every quarter of the timeout), whether a frame came
     // and the turn from the game's store: frames and moves send the session nothing.
+    // The reader also carries the count of live session stores: the store holds it through
+    // its reducer, and so does its idle timer's task, so the count falls once both are gone.
+    let storeCounted = Counted(live.sessionStores)
     let idleReader = IdleReader {
-      IdleReading(sawFrame: frames.take(), turn: Self.turn(of: fields))
+      _ = storeCounted
+      return IdleReading(sawFrame: frames.take(), turn: Self.turn(of: fields))
     }
     let store = withDependencies {
       $0 = dependencies
@@ -188,7 +206,7 @@ public final class GameServer: Sendable {
     }
     let entry = SessionEntry(
       id: id, store: store, fields: fields, frames: frames, link: link,
-      journalLog: journal?.log)
+      journalLog: journal?.log, counted: Counted(live.sessionEntries))
     sessions.withLock { $0[id] = entry }
     // The store `unowned(unsafe)` and the entry strongly, not `weak` (a weakly referenced
     // object takes the slow path of every retain and release, and these are retained on every
