@@ -1,5 +1,7 @@
 // tictactoe-server: serves TicTacToe games over TCP on loopback (see the case study's README).
 //
+// SIGUSR1 logs what the server holds ("holding: …") and serving goes on.
+//
 // Exit codes: 0 after SIGINT/SIGTERM (clean shutdown); 64 bad arguments; 71 the socket could not
 // be opened (address in use, …); 74 the data directory could not be used (or its journal is
 // damaged: --repair-journal moves the damage to a quarantine file and starts).
@@ -34,6 +36,7 @@ let usage = """
     --echo              serve a bare echo of each line instead of games (the load test's baseline)
 
   Prints "listening on HOST:PORT" on stdout once it accepts connections; logs go to stderr.
+  SIGINT or SIGTERM stops it; SIGUSR1 logs what it holds ("holding: …") and it serves on.
   """
 
 /// One line on stderr, with a UTC timestamp; one `write` per line, so lines never interleave.
@@ -134,6 +137,8 @@ enum ServerCommand {
     sigemptyset(&shutdownSignals)
     sigaddset(&shutdownSignals, SIGINT)
     sigaddset(&shutdownSignals, SIGTERM)
+    // SIGUSR1 logs what the server holds, and serving goes on (the load tool's rounds).
+    sigaddset(&shutdownSignals, SIGUSR1)
     pthread_sigmask(SIG_BLOCK, &shutdownSignals, nil)
     let options = Options(Array(CommandLine.arguments.dropFirst()))
     // Many clients, one descriptor each: raise the soft limit to the hard one.
@@ -176,7 +181,11 @@ enum ServerCommand {
     // the main thread with signals unblocked, and a signal delivered there is lost (or, with the
     // default action, ends the process before the shutdown).
     var number: Int32 = 0
-    while sigwait(&shutdownSignals, &number) != 0 {}
+    while true {
+      while sigwait(&shutdownSignals, &number) != 0 {}
+      guard number == SIGUSR1 else { break }
+      log("holding: " + holding(gameServer, server, echo: options.echo))
+    }
     log("\(number == SIGINT ? "SIGINT" : "SIGTERM"): no new connections; closing sessions")
     server.stop { gameServer.shutdown() }
     if let journal {
@@ -198,7 +207,26 @@ enum ServerCommand {
       "stopped: \(statistics.gamesStarted) games started, \(statistics.moves) moves in "
         + "finished games, \(statistics.games) games unfinished, \(statistics.gamesAbandoned) "
         + "recovered games closed as abandoned")
+    log("holding: " + holding(gameServer, server, echo: options.echo))
     exit(0)
+  }
+
+  /// What the server holds now, on one line: its sessions and games (objects alive, not only
+  /// table entries), its connections and their buffers. After a shutdown, all zero unless
+  /// something is left behind.
+  static func holding(_ gameServer: GameServer, _ server: LineServer, echo: Bool) -> String {
+    let line = server.statistics
+    var text =
+      "\(line.connections) connections (\(line.connectionObjects) connection objects), "
+      + "\(line.bufferBytes) buffer bytes"
+    if !echo {
+      let games = gameServer.statistics
+      text =
+        "\(games.sessions) sessions (\(games.sessionEntries) session entries, "
+        + "\(games.sessionStores) session stores), \(games.games) games "
+        + "(\(games.gameEntries) game entries), \(games.queued) queued, " + text
+    }
+    return text
   }
 
   /// Opens (or recovers) the journal in `directory`, repairing damage if asked; exits 74 if it
