@@ -91,6 +91,8 @@ extension GameServer {
       let name = player == .x ? gameEntry.names.x : gameEntry.names.o
       let opponent = player == .x ? gameEntry.names.o : gameEntry.names.x
       entry.withLock { $0.name = name }
+      // A player came back: the game's clock for abandonment starts again (see `reopen`).
+      journal?.store.send(.active(game: game, at: date.now))
       entry.store.send(.rejoined(game: game, player: player, opponent: opponent, name: name))
       seat([(entry, player)], in: gameEntry, after: nil)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import TicTacToeCore
 import Unidirectional
@@ -13,11 +14,14 @@ extension GameServer {
     let lastJournalTask = Locked<StoreTask?>(nil)
     var interceptors: [StoreInterceptor<GameRoom.State, GameRoom.Action>] = []
     if let journal {
+      // The wall clock by value: the game's store, which holds this, must not hold the server.
+      let date = self.date
       interceptors.append(
         StoreInterceptor(didReduce: { action, old, new in
           // Refused moves change only the refusal count: nothing to keep.
           guard old.moves != new.moves || old.outcome != new.outcome else { return }
-          let task = journal.store.send(.room(game: id, action: Journal.RoomAction(action)))
+          let task = journal.store.send(
+            .room(game: id, action: Journal.RoomAction(action), at: date.now))
           lastJournalTask.withLock { $0 = task }
         }))
     }
@@ -28,7 +32,7 @@ extension GameServer {
       effectExecutor: configuration.effectExecutor)
     let entry = GameEntry(
       id: id, store: room, names: (state.game.xName, state.game.oName), tokens: tokens,
-      lastJournalTask: lastJournalTask)
+      lastJournalTask: lastJournalTask, counted: Counted(live.gameEntries))
     games.withLock { $0[id] = entry }
     // One observer per game, not one per player: both players see the same view, so it is
     // read and encoded once, and pushed to the seats; it also closes the game once it is over.
@@ -44,12 +48,32 @@ extension GameServer {
   }
 
   /// Rebuilds a journaled game after a restart; its players take their seats with `rejoin`.
-  func reopen(_ id: String, _ record: Journal.GameRecord) {
+  /// A game with no activity for ``Configuration/abandonAfter`` is closed instead, journaled
+  /// as ended; one journaled before dates is dated `now`.
+  func reopen(_ id: String, _ record: Journal.GameRecord, now: Date) {
     let state = record.room(id: id)
     guard state.outcome == nil else {
       // Over, but its end was not journaled before the crash: journal it now.
       journal?.store.send(.ended(game: id))
       return
+    }
+    if let last = record.lastActivity {
+      let idle = now.timeIntervalSince(last)
+      let limit = configuration.abandonAfter.components
+      if idle >= Double(limit.seconds) + Double(limit.attoseconds) / 1e18 {
+        // Journaled, so that a replay of the journal closes it too and the next snapshot
+        // leaves it out.
+        journal?.store.send(.ended(game: id))
+        abandonedCount.add(1, ordering: .relaxed)
+        configuration.log?(
+          "game \(id) closed as abandoned after \(state.moves.count) moves: no move or rejoin "
+            + "for \(Int(idle)) s (the limit is \(limit.seconds) s)")
+        return
+      }
+    } else {
+      // Journaled before dates: its clock starts now, on disk, so that the next recovery
+      // counts from here rather than from its own start.
+      journal?.store.send(.active(game: id, at: now))
     }
     _ = makeGame(id, state, tokens: (record.xToken, record.oToken))
     configuration.log?("game \(id) recovered after \(state.moves.count) moves")
@@ -74,7 +98,8 @@ extension GameServer {
         .started(
           game: pairing.game, number: Int(pairing.game.dropFirst()) ?? 0,
           record: Journal.GameRecord(
-            xName: pairing.x.name, oName: pairing.o.name, xToken: seats.0, oToken: seats.1)))
+            xName: pairing.x.name, oName: pairing.o.name, xToken: seats.0, oToken: seats.1,
+            lastActivity: date.now)))
     }
     let game = makeGame(
       pairing.game,

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import TicTacToeCore
 import Unidirectional
@@ -33,6 +34,17 @@ import Unidirectional
 /// acknowledgement, so an acknowledged move survives a crash. Each player is sent a `seat` frame
 /// with a token; after a restart, the games in the journal are rebuilt, and a client takes its
 /// seat again with `rejoin`. A crash is not a disconnect: recovered games are not forfeited.
+///
+/// ## Abandoned games
+///
+/// Each journaled game carries the wall time (`@Dependency(\.date)`, read when the server is
+/// made) of its last activity: its start, each accepted move or forfeit, each `rejoin`. When a
+/// server recovers a game whose last activity is ``Configuration/abandonAfter`` or more before
+/// now, its players have not come back (no move, no rejoin) in that time: the game is closed
+/// instead of rebuilt, journaled as ended (so a replay of the journal closes it too), and the
+/// next snapshot leaves it out. Nobody is told: nobody is seated in a recovered game. The check
+/// runs at recovery only: a game nobody rejoins while this server runs is closed at the next
+/// start that finds it old enough.
 public final class GameServer: Sendable {
   /// Settings of a server.
   public struct Configuration: Sendable {
@@ -45,6 +57,10 @@ public final class GameServer: Sendable {
     /// `nil` (the default) for the global concurrent executor. Tests give a `TestExecutor`, so
     /// that a `TestClock` runs the idle timers it wakes before it moves on.
     public var effectExecutor: (any TaskExecutor)?
+    /// How long a recovered game may go without activity (a move or a rejoin) before it is
+    /// closed as abandoned when a server recovers it (see "Abandoned games" above). One hour
+    /// by default.
+    public var abandonAfter: Duration
 
     /// Creates a configuration.
     ///
@@ -52,13 +68,15 @@ public final class GameServer: Sendable {
     ///   - idleTimeout: How long the server waits on a client.
     ///   - log: Receives log lines.
     ///   - effectExecutor: The executor the stores' effects prefer.
+    ///   - abandonAfter: How long a recovered game may go without activity.
     public init(
       idleTimeout: Duration = .seconds(60), log: (@Sendable (String) -> Void)? = nil,
-      effectExecutor: (any TaskExecutor)? = nil
+      effectExecutor: (any TaskExecutor)? = nil, abandonAfter: Duration = .seconds(3600)
     ) {
       self.idleTimeout = idleTimeout
       self.log = log
       self.effectExecutor = effectExecutor
+      self.abandonAfter = abandonAfter
     }
   }
 
@@ -72,6 +90,18 @@ public final class GameServer: Sendable {
     public var gamesStarted = 0
     /// Moves accepted since launch.
     public var moves = 0
+    /// Recovered games closed as abandoned at start (see "Abandoned games" above).
+    public var gamesAbandoned = 0
+    /// Session entries alive (a session's store, link and fields), whether or not still in the
+    /// server's table: more than ``sessions`` only while a closed session is being let go.
+    public var sessionEntries = 0
+    /// Session stores alive: each store's reducer, held by the store and by its idle timer's
+    /// task, which ends shortly after the session closes.
+    public var sessionStores = 0
+    /// Game entries alive (a game's store, its observer, its seats), in the table or not.
+    public var gameEntries = 0
+    /// Clients waiting in the lobby's queue.
+    public var queued = 0
   }
 
   let configuration: Configuration
@@ -84,6 +114,11 @@ public final class GameServer: Sendable {
   let nextSession = Atomic<Int>(1)
   let moveCount = Atomic<Int>(0)
   let lobbyToken = Locked<ObservationToken?>(nil)
+  /// The wall clock that dates journaled activity: `\.date` as the server was made.
+  let date: DateGenerator
+  let abandonedCount = Atomic<Int>(0)
+  /// What the server holds: the objects alive of each kind (see ``Statistics``).
+  let live = (sessionEntries: LiveCount(), sessionStores: LiveCount(), gameEntries: LiveCount())
   /// The journal, on a durable server.
   let journal: GameJournal?
 
@@ -98,6 +133,7 @@ public final class GameServer: Sendable {
     self.journal = journal
     let dependencies = DependencyValues.current
     self.dependencies = dependencies
+    self.date = dependencies.date
     let journaled = journal?.store.state ?? Journal.State()
     self.lobby = Store(
       initialState: Lobby.State(gamesStarted: journaled.gamesStarted),
@@ -105,8 +141,9 @@ public final class GameServer: Sendable {
     ) {
       Lobby()
     }
+    let now = date.now
     for (id, record) in journaled.games.sorted(by: { $0.key < $1.key }) {
-      reopen(id, record)
+      reopen(id, record, now: now)
     }
     // `unowned(unsafe)`, not `weak`: a weakly referenced object takes the slow path of every
     // retain and release. Safe: only the server sends the lobby actions, so the observer runs
@@ -133,7 +170,10 @@ public final class GameServer: Sendable {
   public var statistics: Statistics {
     Statistics(
       sessions: sessions.withLock(\.count), games: games.withLock(\.count),
-      gamesStarted: lobby.gamesStarted, moves: moveCount.load(ordering: .relaxed))
+      gamesStarted: lobby.gamesStarted, moves: moveCount.load(ordering: .relaxed),
+      gamesAbandoned: abandonedCount.load(ordering: .relaxed),
+      sessionEntries: live.sessionEntries.value, sessionStores: live.sessionStores.value,
+      gameEntries: live.gameEntries.value, queued: lobby.waiting.count)
   }
 
   /// Opens a session for a new client; its first frame, `session` in phase `connected`, is
@@ -147,8 +187,12 @@ public final class GameServer: Sendable {
     let frames = FrameSignal()
     // The idle timer reads, when it fires (every quarter of the timeout), whether a frame came
     // and the turn from the game's store: frames and moves send the session nothing.
+    // The reader also carries the count of live session stores: the store holds it through
+    // its reducer, and so does its idle timer's task, so the count falls once both are gone.
+    let storeCounted = Counted(live.sessionStores)
     let idleReader = IdleReader {
-      IdleReading(sawFrame: frames.take(), turn: Self.turn(of: fields))
+      _ = storeCounted
+      return IdleReading(sawFrame: frames.take(), turn: Self.turn(of: fields))
     }
     let store = withDependencies {
       $0 = dependencies
@@ -162,7 +206,7 @@ public final class GameServer: Sendable {
     }
     let entry = SessionEntry(
       id: id, store: store, fields: fields, frames: frames, link: link,
-      journalLog: journal?.log)
+      journalLog: journal?.log, counted: Counted(live.sessionEntries))
     sessions.withLock { $0[id] = entry }
     // The store `unowned(unsafe)` and the entry strongly, not `weak` (a weakly referenced
     // object takes the slow path of every retain and release, and these are retained on every

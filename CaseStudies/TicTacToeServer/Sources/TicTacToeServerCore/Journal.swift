@@ -1,3 +1,4 @@
+import Foundation
 import TicTacToeCore
 import Unidirectional
 
@@ -9,6 +10,16 @@ import Unidirectional
 /// is on disk. After a crash the journal is recovered (snapshot plus log tail) and every game in
 /// it is rebuilt by replaying its actions through ``GameRoom``. Finished games leave the state
 /// (a snapshot holds only games in progress), but not the log, which keeps the whole history.
+///
+/// ## Last activity
+///
+/// Each game keeps the wall time (`@Dependency(\.date)`) of its last activity: its start, each
+/// accepted action, and each rejoin (``Action/active(game:at:)``). A server that recovers a game
+/// whose last activity is older than its abandonment time closes it, journaled as
+/// ``Action/ended(game:)``, so that replaying the journal gives the same games and snapshots
+/// stop carrying games nobody comes back to (see ``GameServer/Configuration/abandonAfter``).
+/// Journals written before dates have none: their games are given the date of the recovery
+/// that first finds them so, journaled as ``Action/active(game:at:)``.
 public struct Journal: Reducer {
   /// A game in progress.
   public struct GameRecord: Codable, Equatable, Sendable {
@@ -22,6 +33,27 @@ public struct Journal: Reducer {
     public var oToken: String
     /// The game's accepted actions, in order.
     public var actions: [RoomAction] = []
+    /// The wall time of the game's last activity (its start, an accepted action or a rejoin);
+    /// `nil` in a journal written before dates, until a recovery dates it (see ``Journal``).
+    public var lastActivity: Date?
+
+    /// Creates the record of a game that starts.
+    ///
+    /// - Parameters:
+    ///   - xName: X's name.
+    ///   - oName: O's name.
+    ///   - xToken: X's seat token.
+    ///   - oToken: O's seat token.
+    ///   - lastActivity: When it starts (`nil` only for records from before dates).
+    public init(
+      xName: String, oName: String, xToken: String, oToken: String, lastActivity: Date?
+    ) {
+      self.xName = xName
+      self.oName = oName
+      self.xToken = xToken
+      self.oToken = oToken
+      self.lastActivity = lastActivity
+    }
 
     /// The game's state, rebuilt by replaying its actions.
     ///
@@ -81,9 +113,13 @@ public struct Journal: Reducer {
   public enum Action: Codable, Equatable, Sendable {
     /// The lobby opened game number `number` with id `game`.
     case started(game: String, number: Int, record: GameRecord)
-    /// A game store accepted an action.
-    case room(game: String, action: RoomAction)
-    /// A game ended; it leaves the state.
+    /// A game store accepted an action, at `at` (wall time; `nil` in journals from before
+    /// dates, whose entries have no `at`).
+    case room(game: String, action: RoomAction, at: Date? = nil)
+    /// A game's players came back (a `rejoin`), or a recovery dated a game journaled before
+    /// dates: its last activity is `at`.
+    case active(game: String, at: Date)
+    /// A game ended (won, tied, forfeited, or closed as abandoned); it leaves the state.
     case ended(game: String)
   }
 
@@ -96,8 +132,11 @@ public struct Journal: Reducer {
     case .started(let game, let number, let record):
       state.gamesStarted = max(state.gamesStarted, number)
       state.games[game] = record
-    case .room(let game, let action):
+    case .room(let game, let action, let at):
       state.games[game]?.actions.append(action)
+      if let at { state.games[game]?.lastActivity = at }
+    case .active(let game, let at):
+      state.games[game]?.lastActivity = at
     case .ended(let game):
       state.games[game] = nil
     }

@@ -44,8 +44,23 @@ public final class LineConnection: Sendable {
   let loop: EventLoop
   let output = Locked(Output())
 
+  /// Counts this connection among its loop's live connection objects while it lives.
+  let counted: Counted
+
   // Used only by the loop thread (see `EventLoop`), hence `nonisolated(unsafe)`.
-  nonisolated(unsafe) var input: [UInt8] = []
+  /// A partial line. Its capacity is counted in the loop's buffer bytes (a `didSet` that does
+  /// not read `oldValue` still lets `append` work in place).
+  nonisolated(unsafe) var input: [UInt8] = [] {
+    didSet {
+      let capacity = input.capacity
+      if capacity != inputCapacity {
+        loop.bufferBytes.add(capacity - inputCapacity, ordering: .relaxed)
+        inputCapacity = capacity
+      }
+    }
+  }
+  /// The capacity of `input` the loop's buffer bytes count.
+  nonisolated(unsafe) var inputCapacity = 0
   /// Reading stopped: the frame cap was passed, or the output side is closing.
   nonisolated(unsafe) var isReadingStopped = false
   /// Half-closed after a flush; waiting for the client's end of file, until this deadline.
@@ -57,6 +72,23 @@ public final class LineConnection: Sendable {
   init(fd: Int32, loop: EventLoop) {
     self.id = fd
     self.loop = loop
+    self.counted = Counted(loop.liveConnections)
+  }
+
+  deinit {
+    // What this connection's buffers still held leaves the loop's count with it.
+    let held = inputCapacity + output.withLock { $0.bytes.capacity }
+    if held != 0 { loop.bufferBytes.subtract(held, ordering: .relaxed) }
+  }
+
+  /// Runs `body` on the output buffer, counting the change of its capacity in the loop's
+  /// buffer bytes.
+  func withOutputCounted<R>(_ output: inout Output, _ body: (inout Output) -> R) -> R {
+    let before = output.bytes.capacity
+    let result = body(&output)
+    let after = output.bytes.capacity
+    if after != before { loop.bufferBytes.add(after - before, ordering: .relaxed) }
+    return result
   }
 
   /// Queues `line` (newline included) for the client; does nothing once the connection is
@@ -71,12 +103,14 @@ public final class LineConnection: Sendable {
     let maximum = loop.limits.maximumOutputBytes
     let schedule = output.withLock { output -> Bool in
       guard !output.isClosed, !output.overflowed else { return false }
-      append(&output.bytes)
-      if output.bytes.count - output.written > maximum {
-        // A slow reader: drop what it did not read; the loop closes it.
-        output.overflowed = true
-        output.bytes = []
-        output.written = 0
+      withOutputCounted(&output) { output in
+        append(&output.bytes)
+        if output.bytes.count - output.written > maximum {
+          // A slow reader: drop what it did not read; the loop closes it.
+          output.overflowed = true
+          output.bytes = []
+          output.written = 0
+        }
       }
       guard !output.isScheduled else { return false }
       output.isScheduled = true

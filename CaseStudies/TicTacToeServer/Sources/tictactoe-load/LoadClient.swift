@@ -45,6 +45,9 @@ final class LoadClient {
   var closedByServer = 0
   var stopping = false
   var firstError: String?
+  /// Each connection plays one whole game, then stays in the lobby; the run ends once every
+  /// connection's game is over (the rounds of `--rounds`), or at the duration given to `run`.
+  var oneGameEach = false
 
   init(mode: Mode, seed: UInt64) {
     self.mode = mode
@@ -103,6 +106,7 @@ final class LoadClient {
       let time = now()
       if !stopping, time >= deadline { stopping = true }
       if stopping, connections.allSatisfy({ $0.pending == nil }) || time >= graceEnd { break }
+      if oneGameEach, games >= connections.count { break }
       for index in fds.indices {
         fds[index].events = Int16(POLLIN) | (connections[index].output.isEmpty ? 0 : Int16(POLLOUT))
         if !connections[index].isOpen { fds[index].fd = -1 }
@@ -183,7 +187,7 @@ final class LoadClient {
         connections[index].waitingForLobby = false
       } else if phase == "lobby", connections[index].waitingForLobby {
         connections[index].waitingForLobby = false
-        if !stopping { write(index, #"{"type":"join"}"# + "\n") }
+        if !stopping, !oneGameEach { write(index, #"{"type":"join"}"# + "\n") }
       }
     case "state":
       handleState(index, line)

@@ -13,7 +13,7 @@ import Foundation
 let usage = """
   usage: tictactoe-load [--connections N] [--duration SECONDS] [--seed N]
                         [--host 127.0.0.1] [--port P [--server-pid PID]] [--durable]
-                        [--server-args "..."]
+                        [--server-args "..."] [--rounds N]
 
     --connections N   concurrent client connections (default 1000; an even number)
     --duration S      seconds of play per run (default 10)
@@ -21,6 +21,10 @@ let usage = """
     --server-pid PID  that server's process, for its resident memory
     --durable         start the server durable, with a fresh data directory (removed after)
     --server-args "…" extra arguments for the server this tool starts (e.g. "--data-dir DIR")
+    --rounds N        a memory check instead: N rounds in which the connections open, play one
+                      whole game each and close, against a server this tool starts; prints
+                      each round's moves/s, the server's resident memory and what it holds
+                      (--duration then bounds each round: 60 s by default)
 
   Starts `tictactoe-server --echo` (the baseline) and, unless --port is given,
   `tictactoe-server`, both from the directory of this executable, on free ports.
@@ -166,6 +170,8 @@ enum LoadCommand {
     var serverPID: Int32?
     var serverArguments: [String] = []
     var durableDirectory: String?
+    var rounds: Int?
+    var durationGiven = false
     var arguments = CommandLine.arguments.dropFirst()
     func value(_ name: String) -> String {
       guard let value = arguments.popFirst() else { usageError("\(name) needs a value") }
@@ -188,6 +194,7 @@ enum LoadCommand {
         }
       case "--duration":
         duration = number(argument, Double.self)
+        durationGiven = true
         guard duration > 0, duration.isFinite else {
           usageError("--duration: \(duration) is not a positive number of seconds")
         }
@@ -206,6 +213,12 @@ enum LoadCommand {
           .appendingPathComponent("tictactoe-load-\(getpid())").path
       case "--server-args":
         serverArguments = value(argument).split(separator: " ").map(String.init)
+      case "--rounds":
+        let count = number(argument, Int.self)
+        guard (1...1000).contains(count) else {
+          usageError("--rounds: \(count) is not a number of rounds from 1 to 1000")
+        }
+        rounds = count
       case "-h", "--help":
         print(usage)
         exit(0)
@@ -235,6 +248,13 @@ enum LoadCommand {
     signal(SIGPIPE, SIG_IGN)
     if let durableDirectory { serverArguments += ["--data-dir", durableDirectory] }
     let durable = serverArguments.contains("--data-dir")
+    if let rounds {
+      guard port == nil else { usageError("--rounds starts its own server: leave out --port") }
+      Rounds.run(
+        rounds: rounds, connections: connections, host: host, seed: seed,
+        serverArguments: serverArguments, bound: durationGiven ? duration : 60,
+        removing: durableDirectory)
+    }
     print(
       "tictactoe-load: \(connections) connections, \(duration) s per run, "
         + "\(ProcessInfo.processInfo.activeProcessorCount) cores shared by the clients and the "

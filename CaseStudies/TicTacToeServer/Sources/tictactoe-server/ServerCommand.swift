@@ -1,5 +1,7 @@
 // tictactoe-server: serves TicTacToe games over TCP on loopback (see the case study's README).
 //
+// SIGUSR1 logs what the server holds ("holding: …") and serving goes on.
+//
 // Exit codes: 0 after SIGINT/SIGTERM (clean shutdown); 64 bad arguments; 71 the socket could not
 // be opened (address in use, …); 74 the data directory could not be used (or its journal is
 // damaged: --repair-journal moves the damage to a quarantine file and starts).
@@ -16,7 +18,8 @@ import Unidirectional
 let usage = """
   usage: tictactoe-server [--host 127.0.0.1|::1] [--port N] [--idle-timeout SECONDS]
                           [--max-frame BYTES] [--max-output BYTES] [--max-connections N]
-                          [--data-dir DIR [--repair-journal]] [--quiet] [--echo]
+                          [--data-dir DIR [--repair-journal] [--abandon-after SECONDS]]
+                          [--quiet] [--echo]
 
     --port N            the port (default 7878); 0 picks a free one
     --idle-timeout S    how long the server waits on a client (default 60)
@@ -27,10 +30,13 @@ let usage = """
     --repair-journal    if DIR's journal is damaged (an entry that fails its checksum, with
                         valid entries after it), move that entry and all after it to
                         DIR/journal.jsonl.quarantine-N and start from the entries before it
+    --abandon-after S   at start, close (journaled as ended) each recovered game with no move
+                        or rejoin in the last S seconds (default 3600)
     --quiet             log warnings and the shutdown summary only, not each game
     --echo              serve a bare echo of each line instead of games (the load test's baseline)
 
   Prints "listening on HOST:PORT" on stdout once it accepts connections; logs go to stderr.
+  SIGINT or SIGTERM stops it; SIGUSR1 logs what it holds ("holding: …") and it serves on.
   """
 
 /// One line on stderr, with a UTC timestamp; one `write` per line, so lines never interleave.
@@ -67,6 +73,7 @@ struct Options {
   var echo = false
   var dataDirectory: String?
   var repairJournal = false
+  var abandonAfter = 3600.0
 
   init(_ arguments: [String]) {
     var arguments = arguments[...]
@@ -98,6 +105,7 @@ struct Options {
       case "--echo": echo = true
       case "--data-dir": dataDirectory = value(argument)
       case "--repair-journal": repairJournal = true
+      case "--abandon-after": abandonAfter = number(argument, Double.self)
       case "-h", "--help":
         FileHandle.standardOutput.write(Data((usage + "\n").utf8))
         exit(0)
@@ -109,6 +117,11 @@ struct Options {
     }
     guard idleTimeout > 0, limits.maximumFrameBytes > 0, limits.maximumOutputBytes > 0 else {
       usageError("limits and the idle timeout must be positive")
+    }
+    // Bounded (a century), so that the conversion to whole milliseconds below cannot trap on
+    // a value such as 1e300; NaN fails the first comparison.
+    guard abandonAfter > 0, abandonAfter <= 3_153_600_000 else {
+      usageError("--abandon-after: \(abandonAfter) is not a number of seconds from 0 to 3153600000")
     }
   }
 }
@@ -124,6 +137,8 @@ enum ServerCommand {
     sigemptyset(&shutdownSignals)
     sigaddset(&shutdownSignals, SIGINT)
     sigaddset(&shutdownSignals, SIGTERM)
+    // SIGUSR1 logs what the server holds, and serving goes on (the load tool's rounds).
+    sigaddset(&shutdownSignals, SIGUSR1)
     pthread_sigmask(SIG_BLOCK, &shutdownSignals, nil)
     let options = Options(Array(CommandLine.arguments.dropFirst()))
     // Many clients, one descriptor each: raise the soft limit to the hard one.
@@ -145,7 +160,7 @@ enum ServerCommand {
     let gameServer = GameServer(
       configuration: GameServer.Configuration(
         idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)),
-        log: logEvent),
+        log: logEvent, abandonAfter: .milliseconds(Int64(options.abandonAfter * 1000))),
       journal: journal)
     let handler = options.echo ? echoHandler() : gameServer.lineHandler
     let server: LineServer
@@ -166,7 +181,11 @@ enum ServerCommand {
     // the main thread with signals unblocked, and a signal delivered there is lost (or, with the
     // default action, ends the process before the shutdown).
     var number: Int32 = 0
-    while sigwait(&shutdownSignals, &number) != 0 {}
+    while true {
+      while sigwait(&shutdownSignals, &number) != 0 {}
+      guard number == SIGUSR1 else { break }
+      log("holding: " + holding(gameServer, server, echo: options.echo))
+    }
     log("\(number == SIGINT ? "SIGINT" : "SIGTERM"): no new connections; closing sessions")
     server.stop { gameServer.shutdown() }
     if let journal {
@@ -186,8 +205,28 @@ enum ServerCommand {
     let statistics = gameServer.statistics
     log(
       "stopped: \(statistics.gamesStarted) games started, \(statistics.moves) moves in "
-        + "finished games, \(statistics.games) games unfinished")
+        + "finished games, \(statistics.games) games unfinished, \(statistics.gamesAbandoned) "
+        + "recovered games closed as abandoned")
+    log("holding: " + holding(gameServer, server, echo: options.echo))
     exit(0)
+  }
+
+  /// What the server holds now, on one line: its sessions and games (objects alive, not only
+  /// table entries), its connections and their buffers. After a shutdown, all zero unless
+  /// something is left behind.
+  static func holding(_ gameServer: GameServer, _ server: LineServer, echo: Bool) -> String {
+    let line = server.statistics
+    var text =
+      "\(line.connections) connections (\(line.connectionObjects) connection objects), "
+      + "\(line.bufferBytes) buffer bytes"
+    if !echo {
+      let games = gameServer.statistics
+      text =
+        "\(games.sessions) sessions (\(games.sessionEntries) session entries, "
+        + "\(games.sessionStores) session stores), \(games.games) games "
+        + "(\(games.gameEntries) game entries), \(games.queued) queued, " + text
+    }
+    return text
   }
 
   /// Opens (or recovers) the journal in `directory`, repairing damage if asked; exits 74 if it

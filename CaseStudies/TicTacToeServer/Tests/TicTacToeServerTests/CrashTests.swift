@@ -130,7 +130,7 @@ import UnidirectionalTestSupport
     #expect(log.error == nil, "\(String(describing: log.error))")
     var moves: [String: [AckedMove]] = [:]
     for entry in log.entries {
-      if case .room(let game, .move(let player, let cell, let seq)) = entry.action {
+      if case .room(let game, .move(let player, let cell, let seq), _) = entry.action {
         moves[game, default: []].append(
           AckedMove(game: game, player: player, cell: cell, seq: seq))
       }

@@ -111,7 +111,9 @@ extension EventLoop {
         }
         output.written += count
       }
-      output.bytes.removeAll(keepingCapacity: output.bytes.capacity <= 16384)
+      connection.withOutputCounted(&output) {
+        $0.bytes.removeAll(keepingCapacity: $0.bytes.capacity <= 16384)
+      }
       output.written = 0
       return output.closeRequested ? .closeWrite : .wait
     }
@@ -142,7 +144,7 @@ extension EventLoop {
     connection.hasEnded = true
     connection.output.withLock { output in
       output.isClosed = true
-      output.bytes = []
+      connection.withOutputCounted(&output) { $0.bytes = [] }
     }
     lingering[ObjectIdentifier(connection)] = nil
     connections[ObjectIdentifier(connection)] = nil

@@ -41,6 +41,10 @@ final class EventLoop: Sendable {
   let handler: LineServer.Handler
   let pending = Locked(Pending())
   let connectionCount = Atomic<Int>(0)
+  /// Connection objects alive, registered or not (a session may hold one a moment longer).
+  let liveConnections = LiveCount()
+  /// The capacity of the connections' input and output buffers, in bytes.
+  let bufferBytes = Atomic<Int>(0)
   /// The loop thread, for `isOnLoop`.
   let loopThread = Atomic<UInt>(0)
   let finished = DispatchSemaphore(value: 0)

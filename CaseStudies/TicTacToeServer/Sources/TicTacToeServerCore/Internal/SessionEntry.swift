@@ -47,11 +47,15 @@ final class SessionEntry: Sendable {
   /// The journal's log on a durable server.
   let journalLog: DurableActionLog<Journal.Action>?
   let outbox = Locked(Outbox())
+  /// Counts this entry among the server's live session entries while it lives.
+  let counted: Counted
 
   init(
     id: Int, store: Store<Session.State, Session.Action>, fields: Locked<Fields>,
-    frames: FrameSignal, link: ClientLink, journalLog: DurableActionLog<Journal.Action>?
+    frames: FrameSignal, link: ClientLink, journalLog: DurableActionLog<Journal.Action>?,
+    counted: Counted
   ) {
+    self.counted = counted
     self.id = id
     self.store = store
     self.fields = fields
@@ -199,13 +203,16 @@ final class GameEntry: Sendable {
   let seats = Locked(Seats())
   /// The task of the journal entry of the game's last change: frames reporting it wait for it.
   let lastJournalTask: Locked<StoreTask?>
+  /// Counts this entry (and with it its store) among the server's live game entries.
+  let counted: Counted
 
   typealias Game = GameRoom
 
   init(
     id: String, store: Store<GameRoom.State, GameRoom.Action>, names: (x: String, o: String),
-    tokens: (x: String, o: String)?, lastJournalTask: Locked<StoreTask?>
+    tokens: (x: String, o: String)?, lastJournalTask: Locked<StoreTask?>, counted: Counted
   ) {
+    self.counted = counted
     self.id = id
     self.store = store
     self.names = names
