@@ -12,6 +12,11 @@ import Unidirectional
 public final class GameJournal: Sendable {
   /// The program name in the log's header.
   public static let program = "tictactoe-server"
+  /// The version of the journal's action encoding in the log's header: 2 since entries carry
+  /// the wall time of a game's activity (`room`'s `at`, and `active`). Version 1 journals are
+  /// read (their entries have no dates); a program that reads only version 1 refuses a version 2
+  /// journal by name (`newerSchema`) rather than failing on its first dated entry.
+  public static let schemaVersion = 2
 
   /// The journal store: send it what must survive a crash.
   public let store: Store<Journal.State, Journal.Action>
@@ -57,7 +62,8 @@ public final class GameJournal: Sendable {
     let state: Journal.State
     if FileManager.default.fileExists(atPath: path) {
       let recovered = try DurableActionLog<Journal.Action>.recover(
-        path: path, snapshotPath: snapshotPath, program: Self.program, redactsSecrets: false,
+        path: path, snapshotPath: snapshotPath, program: Self.program,
+        schemaVersion: Self.schemaVersion, redactsSecrets: false,
         repairingDamage: repairingDamage, initialState: Journal.State(), reducer: Journal(),
         committer: committer)
       state = recovered.state
@@ -68,7 +74,8 @@ public final class GameJournal: Sendable {
       let counter = CountingSink(try ActionLogFileSink(path: path))
       self.counter = counter
       log = DurableActionLog<Journal.Action>(
-        sink: counter, program: Self.program, redactsSecrets: false, committer: committer)
+        sink: counter, program: Self.program, schemaVersion: Self.schemaVersion,
+        redactsSecrets: false, committer: committer)
       state = Journal.State()
       recovery = nil
     }

@@ -29,7 +29,8 @@ import UnidirectionalTestSupport
   /// The journal's entries, in order.
   static func entries(_ directory: String) throws -> [Journal.Action] {
     let log = try ActionLog<Journal.Action>(
-      path: directory + "/journal.jsonl", program: GameJournal.program)
+      path: directory + "/journal.jsonl", program: GameJournal.program,
+      schemaVersion: GameJournal.schemaVersion)
     #expect(log.error == nil, "\(String(describing: log.error))")
     return log.entries.map(\.action)
   }
@@ -143,6 +144,26 @@ import UnidirectionalTestSupport
       let (journal, server) = try Self.open(directory, at: Self.start + 90 * 60)
       #expect(server.statistics.games == 1 && server.statistics.gamesAbandoned == 0)
       #expect(journal.store.state.games["g1"]?.lastActivity == Self.start + 50 * 60)
+    }
+  }
+
+  /// Dated entries are schema version 2 of the journal: a program that reads only version 1
+  /// refuses the journal by name, not on its first dated entry.
+  @Test func aProgramThatReadsOnlyUndatedJournalsRefusesADatedOneByItsSchemaVersion() throws {
+    try DurableServerTests.withDirectory { directory in
+      do {
+        let (journal, server) = try Self.open(directory, at: Self.start)
+        try Self.playOneMove(server, journal)
+      }
+      do {
+        _ = try DurableActionLog<Journal.Action>.recover(
+          path: directory + "/journal.jsonl", program: GameJournal.program, schemaVersion: 1,
+          redactsSecrets: false, initialState: Journal.State(), reducer: Journal(),
+          committer: ActionLogCommitter())
+        Issue.record("a version 1 reader recovered a version 2 journal")
+      } catch let error as ActionLogError {
+        #expect(error.reason == .newerSchema(recorded: GameJournal.schemaVersion, supported: 1))
+      }
     }
   }
 

@@ -126,7 +126,8 @@ import UnidirectionalTestSupport
   /// The moves in the journal, by game, in order.
   static func journaledMoves(in directory: String) throws -> [String: [AckedMove]] {
     let log = try ActionLog<Journal.Action>(
-      path: directory + "/journal.jsonl", program: GameJournal.program)
+      path: directory + "/journal.jsonl", program: GameJournal.program,
+      schemaVersion: GameJournal.schemaVersion)
     #expect(log.error == nil, "\(String(describing: log.error))")
     var moves: [String: [AckedMove]] = [:]
     for entry in log.entries {
