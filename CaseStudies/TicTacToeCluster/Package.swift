@@ -25,6 +25,8 @@ let package = Package(
         .product(name: "Unidirectional", package: "Unidirectional"),
       ]
     ),
+    // Against a throwaway PostgreSQL each (initdb, pg_ctl on a free loopback port).
+    .testTarget(name: "PostgresActionLogTests", dependencies: ["PostgresActionLog"]),
   ],
   swiftLanguageModes: [.v6]
 )
