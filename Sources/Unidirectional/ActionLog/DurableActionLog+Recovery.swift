@@ -202,6 +202,25 @@ extension DurableActionLog where Action: Decodable {
       }
       return nil
     }
+    let snapshot = try decodeSnapshot(data, of: State.self, path: path, header: header)
+    // It must end where a line of this log ends: otherwise it belongs to another log.
+    guard snapshot.logLength >= logStart, snapshot.logLength <= logData.count,
+      logData[snapshot.logLength - 1] == 0x0A
+    else {
+      throw ActionLogError(
+        path: path, line: nil,
+        reason: .invalidEntry(
+          "the snapshot ends at byte \(snapshot.logLength), which is not the end of a line of "
+            + "the log (\(logData.count) bytes): it belongs to another log"))
+    }
+    return snapshot
+  }
+
+  /// The snapshot encoded in `data`, checked against the log's header (program, action type,
+  /// log id).
+  static func decodeSnapshot<State: Decodable>(
+    _ data: Data, of _: State.Type, path: String, header: ActionLogHeader
+  ) throws(ActionLogError) -> ActionLogSnapshot<State> {
     let snapshot: ActionLogSnapshot<State>
     do {
       snapshot = try JSONDecoder().decode(ActionLogSnapshot<State>.self, from: data)
@@ -226,16 +245,6 @@ extension DurableActionLog where Action: Decodable {
         reason: .invalidEntry(
           "the snapshot belongs to another log (log id \(snapshot.header.logID ?? "none"), "
             + "not \(header.logID ?? "none")); remove it to recover from the log alone"))
-    }
-    // It must end where a line of this log ends: otherwise it belongs to another log.
-    guard snapshot.logLength >= logStart, snapshot.logLength <= logData.count,
-      logData[snapshot.logLength - 1] == 0x0A
-    else {
-      throw ActionLogError(
-        path: path, line: nil,
-        reason: .invalidEntry(
-          "the snapshot ends at byte \(snapshot.logLength), which is not the end of a line of "
-            + "the log (\(logData.count) bytes): it belongs to another log"))
     }
     return snapshot
   }
@@ -289,7 +298,7 @@ extension DurableActionLog where Action: Decodable {
   /// The entries of a checksummed log (format version 2) from byte `start` of `data`, numbered
   /// from `sequence + 1`, and its torn tail, if any: the lines from the first that does not
   /// verify, if none after it verifies (or, when repairing, whether or not one does).
-  private static func readChecksummedTail(
+  static func readChecksummedTail(
     of data: Data, from start: Int, after sequence: Int, path: String, repairingDamage: Bool
   ) throws(ActionLogError) -> Tail {
     // Every line from `start`: where it starts, and its verified JSON or what is wrong with it.

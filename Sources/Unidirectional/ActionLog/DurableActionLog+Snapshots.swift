@@ -35,6 +35,46 @@ extension DurableActionLog {
   }
 }
 
+extension DurableActionLog {
+  /// An interceptor that appends each action to the log, and every `interval` entries (or
+  /// after ``requestSnapshot()``) hands an encoded snapshot of the state to `write`: for a log
+  /// whose sink keeps snapshots itself, such as a database table.
+  ///
+  /// `write` runs on the committer's thread once the entries the snapshot covers are durable,
+  /// so a snapshot is never ahead of the log. Keep only the latest snapshot (the one with the
+  /// highest sequence) and give its bytes back to
+  /// ``recover(header:snapshot:entries:continuingIn:name:program:schemaVersion:redactsSecrets:initialState:reducer:committer:)``,
+  /// with the entries after its sequence. An error `write` throws is reported on standard
+  /// error and costs nothing but a longer recovery.
+  ///
+  /// - Parameters:
+  ///   - interval: How many entries between snapshots (at sequences `interval`,
+  ///     `2 * interval`, …).
+  ///   - write: Stores the snapshot: given the last sequence it covers and its bytes (JSON,
+  ///     with the log's header).
+  /// - Returns: The interceptor to give the store at creation.
+  public func interceptor<State: Encodable & Sendable>(
+    snapshottingEvery interval: Int,
+    with write:
+      @escaping @Sendable (_ sequence: Int, _ snapshot: Data) throws(ActionLogError) ->
+      Void
+  ) -> StoreInterceptor<State, Action> {
+    precondition(interval > 0, "Unidirectional: a snapshot interval must be positive")
+    let header = self.header
+    let name = self.name
+    return StoreInterceptor(didReduce: { action, _, newState in
+      self.append(action) { sequence, length, isRequested in
+        guard isRequested || sequence % interval == 0 else { return nil }
+        let snapshot = ActionLogSnapshot(
+          header: header, sequence: sequence, logLength: length, state: newState)
+        return { () throws(ActionLogError) in
+          try write(sequence, try snapshot.encoded(name: name))
+        }
+      }
+    })
+  }
+}
+
 /// A state saved with the position in the log it reflects: what recovery starts from.
 struct ActionLogSnapshot<State> {
   /// The header of the log it belongs to.
@@ -58,15 +98,18 @@ extension ActionLogSnapshot: Decodable where State: Decodable {}
 extension ActionLogSnapshot where State: Encodable {
   /// Writes the snapshot to `path`, atomically and durably.
   func write(to path: String) throws(ActionLogError) {
-    let data: Data
+    try LogFile.replaceAtomically(path, with: try encoded(name: path))
+  }
+
+  /// The snapshot as JSON; `name` names the snapshot's destination in an error.
+  func encoded(name: String) throws(ActionLogError) -> Data {
     do {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-      data = try encoder.encode(self)
+      return try encoder.encode(self)
     } catch {
       throw ActionLogError(
-        path: path, line: nil, reason: .invalidEntry("the state could not be encoded: \(error)"))
+        path: name, line: nil, reason: .invalidEntry("the state could not be encoded: \(error)"))
     }
-    try LogFile.replaceAtomically(path, with: data)
   }
 }

@@ -1,0 +1,32 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Its own package so the root package's `swift build` and `swift test` never need PostgreSQL.
+let package = Package(
+  name: "TicTacToeCluster",
+  products: [
+    .library(name: "PostgresActionLog", targets: ["PostgresActionLog"])
+  ],
+  dependencies: [
+    .package(name: "Unidirectional", path: "../..")
+  ],
+  targets: [
+    // libpq, the C client maintained with PostgreSQL (Debian `libpq-dev`); never a client of ours.
+    .systemLibrary(
+      name: "CLibPQ",
+      path: "Sources/CLibPQ",
+      pkgConfig: "libpq",
+      providers: [.apt(["libpq-dev"])]
+    ),
+    .target(
+      name: "PostgresActionLog",
+      dependencies: [
+        "CLibPQ",
+        .product(name: "Unidirectional", package: "Unidirectional"),
+      ]
+    ),
+    // Against a throwaway PostgreSQL each (initdb, pg_ctl on a free loopback port).
+    .testTarget(name: "PostgresActionLogTests", dependencies: ["PostgresActionLog"]),
+  ],
+  swiftLanguageModes: [.v6]
+)
