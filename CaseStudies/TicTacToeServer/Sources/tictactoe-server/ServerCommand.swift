@@ -16,7 +16,7 @@ import Unidirectional
 let usage = """
   usage: tictactoe-server [--host 127.0.0.1|::1] [--port N] [--idle-timeout SECONDS]
                           [--max-frame BYTES] [--max-output BYTES] [--max-connections N]
-                          [--data-dir DIR [--repair-journal]] [--quiet] [--echo]
+                          [--data-dir DIR [--repair-journal]] [--quiet] [--echo | --baseline]
 
     --port N            the port (default 7878); 0 picks a free one
     --idle-timeout S    how long the server waits on a client (default 60)
@@ -28,7 +28,9 @@ let usage = """
                         valid entries after it), move that entry and all after it to
                         DIR/journal.jsonl.quarantine-N and start from the entries before it
     --quiet             log warnings and the shutdown summary only, not each game
-    --echo              serve a bare echo of each line instead of games (the load test's baseline)
+    --echo              serve a bare echo of each line instead of games
+    --baseline          serve games from the baseline: the same reducers on plain state, without
+                        stores (the load test's yardstick; no --data-dir)
 
   Prints "listening on HOST:PORT" on stdout once it accepts connections; logs go to stderr.
   """
@@ -65,6 +67,7 @@ struct Options {
   var limits = LineServer.Limits()
   var quiet = false
   var echo = false
+  var baseline = false
   var dataDirectory: String?
   var repairJournal = false
 
@@ -96,6 +99,7 @@ struct Options {
       case "--max-connections": limits.maximumConnections = number(argument, Int.self)
       case "--quiet": quiet = true
       case "--echo": echo = true
+      case "--baseline": baseline = true
       case "--data-dir": dataDirectory = value(argument)
       case "--repair-journal": repairJournal = true
       case "-h", "--help":
@@ -103,6 +107,9 @@ struct Options {
         exit(0)
       default: usageError("unknown argument: \(argument)")
       }
+    }
+    if baseline && (echo || dataDirectory != nil) {
+      usageError("--baseline serves games without a journal: not with --echo or --data-dir")
     }
     if repairJournal && dataDirectory == nil {
       usageError("--repair-journal needs --data-dir")
@@ -147,7 +154,14 @@ enum ServerCommand {
         idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)),
         log: logEvent),
       journal: journal)
-    let handler = options.echo ? echoHandler() : gameServer.lineHandler
+    let baseline =
+      options.baseline
+      ? BaselineServer(
+        configuration: GameServer.Configuration(
+          idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)), log: logEvent))
+      : nil
+    let handler =
+      options.echo ? echoHandler() : baseline?.lineHandler ?? gameServer.lineHandler
     let server: LineServer
     do {
       server = try LineServer(
@@ -158,7 +172,9 @@ enum ServerCommand {
     }
 
     server.start()
-    log("listening on \(server.address)\(options.echo ? " (echo)" : "")")
+    log(
+      "listening on \(server.address)"
+        + (options.echo ? " (echo)" : options.baseline ? " (baseline: no stores)" : ""))
     FileHandle.standardOutput.write(Data("listening on \(server.address)\n".utf8))
 
     // The main thread waits for SIGINT or SIGTERM, which every thread blocks (see the top), so
@@ -168,7 +184,9 @@ enum ServerCommand {
     var number: Int32 = 0
     while sigwait(&shutdownSignals, &number) != 0 {}
     log("\(number == SIGINT ? "SIGINT" : "SIGTERM"): no new connections; closing sessions")
-    server.stop { gameServer.shutdown() }
+    server.stop {
+      if let baseline { baseline.shutdown() } else { gameServer.shutdown() }
+    }
     if let journal {
       // Nothing journaled is left unwritten: wait for the last flush. Detached: a task made
       // here would run on the main actor, whose thread this one is, waiting.
@@ -183,9 +201,9 @@ enum ServerCommand {
         "journal: \(journal.log.durableCount) entries on disk"
           + (flushes.map { ", \($0) flushes in this run" } ?? ""))
     }
-    let statistics = gameServer.statistics
+    let statistics = baseline?.statistics ?? gameServer.statistics
     log(
-      "stopped: \(statistics.gamesStarted) games started, \(statistics.moves) moves in "
+      "stopped\(baseline == nil ? "" : " (baseline)"): \(statistics.gamesStarted) games started, \(statistics.moves) moves in "
         + "finished games, \(statistics.games) games unfinished")
     exit(0)
   }
