@@ -13,7 +13,7 @@ import Foundation
 let usage = """
   usage: tictactoe-load [--connections N] [--duration SECONDS] [--seed N]
                         [--host 127.0.0.1] [--port P [--server-pid PID]] [--durable]
-                        [--server-args "..."]
+                        [--server-args "..."] [--yardstick [--runs N]]
 
     --connections N   concurrent client connections (default 1000; an even number)
     --duration S      seconds of play per run (default 10)
@@ -21,6 +21,10 @@ let usage = """
     --server-pid PID  that server's process, for its resident memory
     --durable         start the server durable, with a fresh data directory (removed after)
     --server-args "…" extra arguments for the server this tool starts (e.g. "--data-dir DIR")
+    --yardstick       instead: the game server against its baseline (`tictactoe-server
+                      --baseline`: the same reducers without stores), runs alternated, compared
+                      on server CPU per move (target: at most 1.33×); durability off
+    --runs N          yardstick runs, alternated server/baseline (default 4; even)
 
   Starts `tictactoe-server --echo` (the baseline) and, unless --port is given,
   `tictactoe-server`, both from the directory of this executable, on free ports.
@@ -166,6 +170,8 @@ enum LoadCommand {
     var serverPID: Int32?
     var serverArguments: [String] = []
     var durableDirectory: String?
+    var yardstick = false
+    var runs = 4
     var arguments = CommandLine.arguments.dropFirst()
     func value(_ name: String) -> String {
       guard let value = arguments.popFirst() else { usageError("\(name) needs a value") }
@@ -206,6 +212,12 @@ enum LoadCommand {
           .appendingPathComponent("tictactoe-load-\(getpid())").path
       case "--server-args":
         serverArguments = value(argument).split(separator: " ").map(String.init)
+      case "--yardstick": yardstick = true
+      case "--runs":
+        runs = number(argument, Int.self)
+        guard runs >= 2, runs % 2 == 0 else {
+          usageError("--runs: \(runs) is not an even number of at least 2 (server, baseline, …)")
+        }
       case "-h", "--help":
         print(usage)
         exit(0)
@@ -233,6 +245,15 @@ enum LoadCommand {
       }
     }
     signal(SIGPIPE, SIG_IGN)
+    if yardstick {
+      // The yardstick starts both servers itself, durability off (the baseline has no journal).
+      guard port == nil, durableDirectory == nil, !serverArguments.contains("--data-dir") else {
+        usageError("--yardstick starts its own servers, durability off: no --port or --durable")
+      }
+      runYardstick(
+        runs: runs, connections: connections, duration: duration, seed: seed, host: host,
+        serverArguments: serverArguments)
+    }
     if let durableDirectory { serverArguments += ["--data-dir", durableDirectory] }
     let durable = serverArguments.contains("--data-dir")
     print(
