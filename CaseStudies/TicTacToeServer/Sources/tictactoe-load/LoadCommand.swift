@@ -13,7 +13,7 @@ import Foundation
 let usage = """
   usage: tictactoe-load [--connections N] [--duration SECONDS] [--seed N]
                         [--host 127.0.0.1] [--port P [--server-pid PID]] [--durable]
-                        [--server-args "..."] [--rounds N]
+                        [--server-args "..."] [--rounds N] [--yardstick [--runs N]]
 
     --connections N   concurrent client connections (default 1000; an even number)
     --duration S      seconds of play per run (default 10)
@@ -25,6 +25,10 @@ let usage = """
                       whole game each and close, against a server this tool starts; prints
                       each round's moves/s, the server's resident memory and what it holds
                       (--duration then bounds each round: 60 s by default)
+    --yardstick       instead: the game server against its baseline (`tictactoe-server
+                      --baseline`: the same reducers without stores), runs alternated, compared
+                      on server CPU per move (target: at most 1.33×); durability off
+    --runs N          yardstick runs, alternated server/baseline (default 4; even)
 
   Starts `tictactoe-server --echo` (the baseline) and, unless --port is given,
   `tictactoe-server`, both from the directory of this executable, on free ports.
@@ -172,6 +176,8 @@ enum LoadCommand {
     var durableDirectory: String?
     var rounds: Int?
     var durationGiven = false
+    var yardstick = false
+    var runs = 4
     var arguments = CommandLine.arguments.dropFirst()
     func value(_ name: String) -> String {
       guard let value = arguments.popFirst() else { usageError("\(name) needs a value") }
@@ -219,6 +225,12 @@ enum LoadCommand {
           usageError("--rounds: \(count) is not a number of rounds from 1 to 1000")
         }
         rounds = count
+      case "--yardstick": yardstick = true
+      case "--runs":
+        runs = number(argument, Int.self)
+        guard runs >= 2, runs % 2 == 0 else {
+          usageError("--runs: \(runs) is not an even number of at least 2 (server, baseline, …)")
+        }
       case "-h", "--help":
         print(usage)
         exit(0)
@@ -246,6 +258,16 @@ enum LoadCommand {
       }
     }
     signal(SIGPIPE, SIG_IGN)
+    if yardstick {
+      // The yardstick starts both servers itself, durability off (the baseline has no journal).
+      guard port == nil, durableDirectory == nil, !serverArguments.contains("--data-dir") else {
+        usageError("--yardstick starts its own servers, durability off: no --port or --durable")
+      }
+      guard rounds == nil else { usageError("--yardstick and --rounds are two runs: give one") }
+      runYardstick(
+        runs: runs, connections: connections, duration: duration, seed: seed, host: host,
+        serverArguments: serverArguments)
+    }
     if let durableDirectory { serverArguments += ["--data-dir", durableDirectory] }
     let durable = serverArguments.contains("--data-dir")
     if let rounds {

@@ -19,7 +19,7 @@ let usage = """
   usage: tictactoe-server [--host 127.0.0.1|::1] [--port N] [--idle-timeout SECONDS]
                           [--max-frame BYTES] [--max-output BYTES] [--max-connections N]
                           [--data-dir DIR [--repair-journal] [--abandon-after SECONDS]]
-                          [--quiet] [--echo]
+                          [--quiet] [--echo | --baseline]
 
     --port N            the port (default 7878); 0 picks a free one
     --idle-timeout S    how long the server waits on a client (default 60)
@@ -33,7 +33,9 @@ let usage = """
     --abandon-after S   at start, close (journaled as ended) each recovered game with no move
                         or rejoin in the last S seconds (default 3600)
     --quiet             log warnings and the shutdown summary only, not each game
-    --echo              serve a bare echo of each line instead of games (the load test's baseline)
+    --echo              serve a bare echo of each line instead of games
+    --baseline          serve games from the baseline: the same reducers on plain state, without
+                        stores (the load test's yardstick; no --data-dir)
 
   Prints "listening on HOST:PORT" on stdout once it accepts connections; logs go to stderr.
   SIGINT or SIGTERM stops it; SIGUSR1 logs what it holds ("holding: …") and it serves on.
@@ -71,6 +73,7 @@ struct Options {
   var limits = LineServer.Limits()
   var quiet = false
   var echo = false
+  var baseline = false
   var dataDirectory: String?
   var repairJournal = false
   var abandonAfter = 3600.0
@@ -103,6 +106,7 @@ struct Options {
       case "--max-connections": limits.maximumConnections = number(argument, Int.self)
       case "--quiet": quiet = true
       case "--echo": echo = true
+      case "--baseline": baseline = true
       case "--data-dir": dataDirectory = value(argument)
       case "--repair-journal": repairJournal = true
       case "--abandon-after": abandonAfter = number(argument, Double.self)
@@ -111,6 +115,9 @@ struct Options {
         exit(0)
       default: usageError("unknown argument: \(argument)")
       }
+    }
+    if baseline && (echo || dataDirectory != nil) {
+      usageError("--baseline serves games without a journal: not with --echo or --data-dir")
     }
     if repairJournal && dataDirectory == nil {
       usageError("--repair-journal needs --data-dir")
@@ -162,7 +169,14 @@ enum ServerCommand {
         idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)),
         log: logEvent, abandonAfter: .milliseconds(Int64(options.abandonAfter * 1000))),
       journal: journal)
-    let handler = options.echo ? echoHandler() : gameServer.lineHandler
+    let baseline =
+      options.baseline
+      ? BaselineServer(
+        configuration: GameServer.Configuration(
+          idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)), log: logEvent))
+      : nil
+    let handler =
+      options.echo ? echoHandler() : baseline?.lineHandler ?? gameServer.lineHandler
     let server: LineServer
     do {
       server = try LineServer(
@@ -173,7 +187,9 @@ enum ServerCommand {
     }
 
     server.start()
-    log("listening on \(server.address)\(options.echo ? " (echo)" : "")")
+    log(
+      "listening on \(server.address)"
+        + (options.echo ? " (echo)" : options.baseline ? " (baseline: no stores)" : ""))
     FileHandle.standardOutput.write(Data("listening on \(server.address)\n".utf8))
 
     // The main thread waits for SIGINT or SIGTERM, which every thread blocks (see the top), so
@@ -187,7 +203,9 @@ enum ServerCommand {
       log("holding: " + holding(gameServer, server, echo: options.echo))
     }
     log("\(number == SIGINT ? "SIGINT" : "SIGTERM"): no new connections; closing sessions")
-    server.stop { gameServer.shutdown() }
+    server.stop {
+      if let baseline { baseline.shutdown() } else { gameServer.shutdown() }
+    }
     if let journal {
       // Nothing journaled is left unwritten: wait for the last flush. Detached: a task made
       // here would run on the main actor, whose thread this one is, waiting.
@@ -202,12 +220,12 @@ enum ServerCommand {
         "journal: \(journal.log.durableCount) entries on disk"
           + (flushes.map { ", \($0) flushes in this run" } ?? ""))
     }
-    let statistics = gameServer.statistics
+    let statistics = baseline?.statistics ?? gameServer.statistics
     log(
-      "stopped: \(statistics.gamesStarted) games started, \(statistics.moves) moves in "
-        + "finished games, \(statistics.games) games unfinished, \(statistics.gamesAbandoned) "
-        + "recovered games closed as abandoned")
-    log("holding: " + holding(gameServer, server, echo: options.echo))
+      "stopped\(baseline == nil ? "" : " (baseline)"): \(statistics.gamesStarted) games "
+        + "started, \(statistics.moves) moves in finished games, \(statistics.games) games "
+        + "unfinished, \(statistics.gamesAbandoned) recovered games closed as abandoned")
+    if baseline == nil { log("holding: " + holding(gameServer, server, echo: options.echo)) }
     exit(0)
   }
 

@@ -68,8 +68,9 @@ import UnidirectionalTestSupport
     }
   }
 
-  @Test(arguments: [UInt64(1), 2]) func tenThousandRandomFrames(seed: UInt64) throws {
-    let server = try LoopbackServer()
+  @Test(arguments: ServerKind.allCases, [UInt64(1), 2])
+  func tenThousandRandomFrames(_ kind: ServerKind, seed: UInt64) throws {
+    let server = try LoopbackServer(kind)
     var random = SplitMix64(seed: seed)
     var clients = try (0..<6).map { _ in try TestClient(port: server.port) }
     var games: Set<String> = []

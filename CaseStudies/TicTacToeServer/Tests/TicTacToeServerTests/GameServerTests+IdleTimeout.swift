@@ -8,22 +8,23 @@ import Unidirectional
 extension GameServerTests {
   /// A server with a 10-second idle timeout, on a test clock, its stores' effects on a test
   /// executor (which the clock drains as it advances).
-  static func serverOnATestClock() -> (GameServer, TestClock, TestExecutor) {
+  static func serverOnATestClock(_ kind: ServerKind) -> (any FrameServing, TestClock, TestExecutor)
+  {
     let clock = TestClock()
     let executor = TestExecutor()
     let server = withDependencies {
       $0.continuousClock = clock
     } operation: {
-      GameServer(
-        configuration: GameServer.Configuration(
-          idleTimeout: .seconds(10), effectExecutor: executor))
+      kind.make(GameServer.Configuration(idleTimeout: .seconds(10), effectExecutor: executor))
     }
     return (server, clock, executor)
   }
 
   /// The idle timeout runs on the server's clock: a test clock here.
-  @Test func anIdlePlayerForfeitsOnTheServersClock() async {
-    let (server, clock, executor) = Self.serverOnATestClock()
+  @Test(arguments: ServerKind.allCases) func anIdlePlayerForfeitsOnTheServersClock(
+    _ kind: ServerKind
+  ) async {
+    let (server, clock, executor) = Self.serverOnATestClock(kind)
     let (ann, bob) = Self.startGame(server)
     // Both sessions tick every 2.5 s; only Ann's ticks count (X, to move). Bob's never do.
     executor.drain()
@@ -46,8 +47,8 @@ extension GameServerTests {
   }
 
   /// A frame resets the idle count: the tick after it starts the count again.
-  @Test func aFrameResetsTheIdleCount() async {
-    let (server, clock, executor) = Self.serverOnATestClock()
+  @Test(arguments: ServerKind.allCases) func aFrameResetsTheIdleCount(_ kind: ServerKind) async {
+    let (server, clock, executor) = Self.serverOnATestClock(kind)
     let ann = RecordingClient(server)
     _ = ann.take()
     executor.drain()
@@ -63,8 +64,8 @@ extension GameServerTests {
 
   /// The idle timer follows the game's turn, read from the game's store when it ticks: after
   /// Ann's move the server waits on Bob, and no longer on Ann.
-  @Test func theIdleTimerFollowsTheTurn() async {
-    let (server, clock, executor) = Self.serverOnATestClock()
+  @Test(arguments: ServerKind.allCases) func theIdleTimerFollowsTheTurn(_ kind: ServerKind) async {
+    let (server, clock, executor) = Self.serverOnATestClock(kind)
     let (ann, bob) = Self.startGame(server)
     executor.drain()
     // Three of Ann's ticks count, then she moves.

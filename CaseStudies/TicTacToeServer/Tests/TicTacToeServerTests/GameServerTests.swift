@@ -10,9 +10,9 @@ final class RecordingClient: Sendable {
   let frames = Locked<[ServerFrame]>([])
   let closed = Locked(false)
   let id: Int
-  let server: GameServer
+  let server: any FrameServing
 
-  init(_ server: GameServer) {
+  init(_ server: any FrameServing) {
     let frames = self.frames
     let closed = self.closed
     self.server = server
@@ -49,7 +49,7 @@ final class RecordingClient: Sendable {
   }
 
   /// Ann (X) and Bob (O) in game g1, their frames so far taken.
-  static func startGame(_ server: GameServer) -> (RecordingClient, RecordingClient) {
+  static func startGame(_ server: any FrameServing) -> (RecordingClient, RecordingClient) {
     let ann = RecordingClient(server)
     let bob = RecordingClient(server)
     ann.send(#"{"type":"hello","name":"Ann"}"#)
@@ -73,8 +73,8 @@ final class RecordingClient: Sendable {
     return (ann, bob)
   }
 
-  @Test func aGameFromHelloToWin() {
-    let server = GameServer()
+  @Test(arguments: ServerKind.allCases) func aGameFromHelloToWin(_ kind: ServerKind) {
+    let server = kind.make()
     let (ann, bob) = Self.startGame(server)
     let moves = [(ann, 0), (bob, 3), (ann, 1), (bob, 4)]
     for (seq, (client, cell)) in moves.enumerated() {
@@ -95,8 +95,10 @@ final class RecordingClient: Sendable {
     #expect(ann.take() == [])
   }
 
-  @Test func badFramesAreAnsweredToTheirSenderOnly() {
-    let server = GameServer()
+  @Test(arguments: ServerKind.allCases) func badFramesAreAnsweredToTheirSenderOnly(
+    _ kind: ServerKind
+  ) {
+    let server = kind.make()
     let (ann, bob) = Self.startGame(server)
     let cases: [(RecordingClient, String, String)] = [
       (ann, "{not json", "bad-json"),
@@ -162,8 +164,10 @@ final class RecordingClient: Sendable {
 
   /// The line of issue 34, from a client that has not said hello: an error frame, and the
   /// connection (and the server) go on. It once stopped the process with an overflow.
-  @Test func aNumberTooBigForAnIntegerIsAnErrorNotACrash() {
-    let server = GameServer(configuration: GameServer.Configuration())
+  @Test(arguments: ServerKind.allCases) func aNumberTooBigForAnIntegerIsAnErrorNotACrash(
+    _ kind: ServerKind
+  ) {
+    let server = kind.make()
     let client = RecordingClient(server)
     _ = client.take()
     client.send(#"{"type":"move","game":"g1","cell":4,"seq":9999999999999999999}"#)
@@ -178,8 +182,10 @@ final class RecordingClient: Sendable {
     #expect(!client.closed.withLock { $0 })
   }
 
-  @Test func aDisconnectForfeitsAndTheOpponentIsToldOnce() {
-    let server = GameServer()
+  @Test(arguments: ServerKind.allCases) func aDisconnectForfeitsAndTheOpponentIsToldOnce(
+    _ kind: ServerKind
+  ) {
+    let server = kind.make()
     let (ann, bob) = Self.startGame(server)
     ann.send(#"{"type":"move","game":"g1","cell":4,"seq":1}"#)
     _ = (ann.take(), bob.take())
@@ -199,8 +205,8 @@ final class RecordingClient: Sendable {
     #expect(server.statistics.sessions == 1 && server.statistics.games == 0)
   }
 
-  @Test func leavingForfeitsAndQuitSaysBye() {
-    let server = GameServer()
+  @Test(arguments: ServerKind.allCases) func leavingForfeitsAndQuitSaysBye(_ kind: ServerKind) {
+    let server = kind.make()
     let (ann, bob) = Self.startGame(server)
     bob.send(#"{"type":"leave"}"#)
     let end = Self.view(
@@ -214,8 +220,10 @@ final class RecordingClient: Sendable {
     #expect(ann.take() == [])
   }
 
-  @Test func aQueuedClientThatDisconnectsIsNotPaired() {
-    let server = GameServer()
+  @Test(arguments: ServerKind.allCases) func aQueuedClientThatDisconnectsIsNotPaired(
+    _ kind: ServerKind
+  ) {
+    let server = kind.make()
     let ann = RecordingClient(server)
     let bob = RecordingClient(server)
     ann.send(#"{"type":"hello","name":"Ann"}"#)

@@ -6,8 +6,8 @@ import UnidirectionalTestSupport
 
 /// The server over real loopback connections: a game, bad input of every kind, limits.
 @Suite struct LoopbackTests {
-  @Test func aGameOverSockets() throws {
-    let server = try LoopbackServer()
+  @Test(arguments: ServerKind.allCases) func aGameOverSockets(_ kind: ServerKind) throws {
+    let server = try LoopbackServer(kind)
     let (ann, bob, game) = try server.pair()
     let moves: [(TestClient, Int)] = [(ann, 0), (bob, 4), (ann, 1), (bob, 8), (ann, 2)]
     for (seq, (client, cell)) in moves.enumerated() {
@@ -30,8 +30,10 @@ import UnidirectionalTestSupport
     #expect(try ann.expectNothingPending() && bob.expectNothingPending())
   }
 
-  @Test func badInputIsAnsweredToItsSenderAndHurtsNoGame() throws {
-    let server = try LoopbackServer()
+  @Test(arguments: ServerKind.allCases) func badInputIsAnsweredToItsSenderAndHurtsNoGame(
+    _ kind: ServerKind
+  ) throws {
+    let server = try LoopbackServer(kind)
     let (ann, bob, game) = try server.pair()
     let bad: [(TestClient, String, String)] = [
       (ann, "{oops", "bad-json"),
@@ -63,8 +65,9 @@ import UnidirectionalTestSupport
   /// Issue 34: a number too big for an integer, from a client that has not said hello, once
   /// stopped the process (an overflow) and every game with it. Now it is an error frame; the
   /// connection goes on, and so do the other connections' games.
-  @Test func aNumberTooBigForAnIntegerIsAnErrorAndEveryConnectionGoesOn() throws {
-    let server = try LoopbackServer()
+  @Test(arguments: ServerKind.allCases)
+  func aNumberTooBigForAnIntegerIsAnErrorAndEveryConnectionGoesOn(_ kind: ServerKind) throws {
+    let server = try LoopbackServer(kind)
     let (ann, bob, game) = try server.pair()
     let eve = try TestClient(port: server.port)
     #expect(try eve.expectFrame()["phase"] as? String == "connected")
@@ -93,10 +96,11 @@ import UnidirectionalTestSupport
     }
   }
 
-  @Test func aFrameOverTheCapIsAnsweredThenDisconnectedAndItsGameForfeited() throws {
+  @Test(arguments: ServerKind.allCases)
+  func aFrameOverTheCapIsAnsweredThenDisconnectedAndItsGameForfeited(_ kind: ServerKind) throws {
     var limits = LineServer.Limits()
     limits.maximumFrameBytes = 256
-    let server = try LoopbackServer(limits: limits)
+    let server = try LoopbackServer(kind, limits: limits)
     let (ann, bob, _) = try server.pair()
     // Half a frame that never ends, longer than the cap.
     ann.write(Array(#"{"type":"hello","name":""#.utf8) + Array(repeating: 0x61, count: 300))
@@ -110,13 +114,16 @@ import UnidirectionalTestSupport
 
   /// Half a frame, then silence: the idle timeout (on the server's clock, a test clock here)
   /// closes the connection; the bytes of an unfinished frame are not activity.
-  @Test func halfAFrameThenAStallTimesOut() async throws {
+  @Test(arguments: ServerKind.allCases) func halfAFrameThenAStallTimesOut(_ kind: ServerKind)
+    async throws
+  {
     let clock = TestClock()
     let executor = TestExecutor()
     let server = try withDependencies {
       $0.continuousClock = clock
     } operation: {
       try LoopbackServer(
+        kind,
         configuration: GameServer.Configuration(
           idleTimeout: .seconds(5), effectExecutor: executor))
     }
@@ -132,12 +139,13 @@ import UnidirectionalTestSupport
     #expect(frames.first?["reason"] as? String == "idle")
   }
 
-  @Test func aClientThatDoesNotReadIsDisconnectedAtTheOutputCap() throws {
+  @Test(arguments: ServerKind.allCases)
+  func aClientThatDoesNotReadIsDisconnectedAtTheOutputCap(_ kind: ServerKind) throws {
     var limits = LineServer.Limits()
     limits.maximumOutputBytes = 16 * 1024
     let logs = Locked<[String]>([])
     let server = try LoopbackServer(
-      limits: limits,
+      kind, limits: limits,
       configuration: GameServer.Configuration(log: { line in logs.withLock { $0.append(line) } }))
     let greedy = try TestClient(port: server.port)
     // Pings, never reading the pongs: the kernel's buffers fill, then the server's 16 KiB cap.

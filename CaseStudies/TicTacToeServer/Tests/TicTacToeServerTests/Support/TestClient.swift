@@ -123,17 +123,18 @@ final class TestClient {
   }
 }
 
-/// A `GameServer` on a `LineServer` on a free loopback port, in this process.
+/// A `GameServer` (or its baseline) on a `LineServer` on a free loopback port, in this process.
 final class LoopbackServer {
-  let game: GameServer
+  let game: any FrameServing
   let line: LineServer
   var port: UInt16 { line.port }
 
   init(
+    _ kind: ServerKind = .server,
     limits: LineServer.Limits = LineServer.Limits(),
     configuration: GameServer.Configuration = GameServer.Configuration()
   ) throws {
-    let game = GameServer(configuration: configuration)
+    let game = kind.make(configuration)
     self.game = game
     self.line = try LineServer(
       port: 0, limits: limits,
