@@ -80,14 +80,40 @@ public func temporaryFilePath(_ name: String) -> String {
 
 /// Runs `body` on a thread of its own and reports whether it finished within `timeout`: a
 /// deadlocked body leaves its thread behind, but the test fails instead of hanging.
+///
+/// The caller waits without holding a thread of the concurrency pool: a test that blocked one
+/// for the minutes a stress test runs would leave the other tests' tasks (and their time
+/// limits) one thread on a two-core machine.
 // wall-clock: the limit of a wait that returns as soon as what it waits for happens.
-public func finishes(within timeout: Duration, _ body: @escaping @Sendable () -> Void) -> Bool {
-  let done = DispatchSemaphore(value: 0)
+public func finishes(within timeout: Duration, _ body: @escaping @Sendable () -> Void) async
+  -> Bool
+{
+  let done = DispatchGroup()
+  done.enter()
   Thread {
     body()
-    done.signal()
+    done.leave()
   }.start()
-  let seconds = Double(timeout.components.seconds)
-  // wall-clock: a failure bound; a passing run is signalled long before.
-  return done.wait(timeout: .now() + seconds) == .success
+  return await finishes(done, within: timeout)
+}
+
+/// Waits until every thread that entered `group` has left it, or until `timeout` has passed,
+/// without holding a thread of the concurrency pool; returns whether the group emptied.
+// wall-clock: a failure bound; a passing run is signalled long before.
+public func finishes(_ group: DispatchGroup, within timeout: Duration) async -> Bool {
+  let waiting = Locked<CheckedContinuation<Bool, Never>?>(nil)
+  // Whichever comes first resumes the wait; the other finds no continuation left.
+  let resume: @Sendable (Bool) -> Void = { finished in
+    let continuation = waiting.withLock { continuation in
+      defer { continuation = nil }
+      return continuation
+    }
+    continuation?.resume(returning: finished)
+  }
+  return await withCheckedContinuation { continuation in
+    waiting.withLock { $0 = continuation }
+    group.notify(queue: .global()) { resume(true) }
+    let seconds = Double(timeout.components.seconds)
+    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { resume(false) }
+  }
 }

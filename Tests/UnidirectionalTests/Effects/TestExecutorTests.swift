@@ -162,7 +162,7 @@ extension TestExecutorTests {
     first.send(true)  // Queued first: its job waits for `second`'s, queued behind it.
     second.send(true)
     // wall-clock: a failure bound of 10 s; a passing drain returns at once.
-    let returned = finishes(within: .seconds(10)) { executor.drain() }
+    let returned = await finishes(within: .seconds(10)) { executor.drain() }
     #expect(returned)
     #expect(second.state == 1)
     #expect(first.state == 1)

@@ -205,8 +205,8 @@ import UnidirectionalTestSupport
 
   // MARK: 3. Deadlock
 
-  @Test func anObserverCancellingItselfReleasesItsCapturesOutsideTheLock() {
-    let finished = finishes(within: .seconds(10)) {
+  @Test func anObserverCancellingItselfReleasesItsCapturesOutsideTheLock() async {
+    let finished = await finishes(within: .seconds(10)) {
       let store = Self.makeStore()
       let slot = Locked<ObservationToken?>(nil)
       do {
@@ -229,8 +229,10 @@ import UnidirectionalTestSupport
     #expect(finished, "send never returned: the store deadlocked")
   }
 
-  @Test func anObserverCancelledFromAnotherThreadWhileRunningReleasesItsCapturesOutsideTheLock() {
-    let finished = finishes(within: .seconds(10)) {
+  @Test func anObserverCancelledFromAnotherThreadWhileRunningReleasesItsCapturesOutsideTheLock()
+    async
+  {
+    let finished = await finishes(within: .seconds(10)) {
       let store = Self.makeStore()
       let running = DispatchSemaphore(value: 0)
       let cancelled = DispatchSemaphore(value: 0)

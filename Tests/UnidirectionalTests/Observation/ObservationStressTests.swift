@@ -303,14 +303,14 @@ import UnidirectionalTestSupport
   }
 
   /// 10,000 iterations in batches of 100, each batch given two minutes (ThreadSanitizer is slow).
-  @Test func observersCancelledAndRegisteredWhileOtherThreadsSend() {
+  @Test func observersCancelledAndRegisteredWhileOtherThreadsSend() async {
     let iterations = 10_000
     let batch = 100
     let features = Feature.enabled
     for start in stride(from: 0, to: iterations, by: batch) {
       let problems = Log<String>()
       let leaks = LeakTracker()
-      let finished = finishes(within: .seconds(120)) {
+      let finished = await finishes(within: .seconds(120)) {
         for seed in start..<(start + batch) {
           Self.iteration(seed: UInt64(seed), features: features, problems: problems, leaks: leaks)
         }

@@ -81,7 +81,7 @@ extension ObserverThreadingTests {
   /// waits in `beginReducing` for the readers to leave: itself. A hang, where the contract
   /// promises a queued action (or at worst a precondition), never a deadlock.
   @Test(.timeLimit(.minutes(1)))
-  func getterThatSendsDoesNotDeadlock() {
+  func getterThatSendsDoesNotDeadlock() async {
     let store = Store(
       initialState: PokeState(),
       reducer: Reduce<PokeState, PokeAction> { state, _ in
@@ -89,7 +89,7 @@ extension ObserverThreadingTests {
         return .none
       })
     PokeState.store.value = store
-    let finished = finishes(within: .seconds(5)) { _ = store[\.poke] }
+    let finished = await finishes(within: .seconds(5)) { _ = store[\.poke] }
     #expect(finished, "reading a getter that sends hung")
     if finished { #expect(store.count == 1) }
   }

@@ -40,7 +40,7 @@ import UnidirectionalTestSupport
   }
 
   @Test(.timeLimit(.minutes(3)), arguments: [false, true])
-  func mixedTrafficLosesNothing(interceptors: Bool) throws {
+  func mixedTrafficLosesNothing(interceptors: Bool) async throws {
     let store = Self.makeStore(interceptors: interceptors)
     let threads = 4
     let steps = 3_000
@@ -87,8 +87,8 @@ import UnidirectionalTestSupport
       t.start()
     }
     // wall-clock: a failure bound; a passing run is signalled long before.
-    let done = finished.wait(timeout: .now() + 120)
-    try #require(done == .success, "hang")
+    let done = await finishes(finished, within: .seconds(120))
+    try #require(done, "hang")
     let state = store.state
     #expect(state.disorder == 0)
     #expect(state.a == threads * steps)
