@@ -37,6 +37,11 @@ public struct ActionLogError: Error, Equatable, Sendable, CustomStringConvertibl
     /// The action on this line holds secrets (see ``Secret``) that were redacted when it was
     /// recorded, so it cannot be replayed: the paths say where in the action they were.
     case redacted([String])
+    /// The sink's storage cannot be reached for now (a database that is down, a connection
+    /// lost); the text says why. A sink throws it only for a round it kept nothing of: the log
+    /// does not stop, the waiters of that round receive it, and the same lines are written
+    /// again in a later round (see ``ActionLogSink``).
+    case unavailable(String)
   }
 
   /// The file concerned.
@@ -96,6 +101,9 @@ public struct ActionLogError: Error, Equatable, Sendable, CustomStringConvertibl
         + "was changed. To keep the entries before it and move this line and all after it to "
         + "a quarantine file beside the log, recover with "
         + "DurableActionLog.recover(path:…, repairingDamage: true)"
+    case .unavailable(let message):
+      return "\(place): the log's storage is unavailable (\(message)): nothing of this round "
+        + "was acknowledged; its entries are kept and written again once the storage is back"
     case .redacted(let paths):
       let secrets = paths.map { $0.isEmpty ? "the whole action" : $0 }
       return "\(place): cannot replay this action: its secret "

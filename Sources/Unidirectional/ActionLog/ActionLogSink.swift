@@ -16,8 +16,17 @@ import Foundation
 /// }
 /// ```
 ///
-/// A sink belongs to one log. Both methods run on the committer's own thread, so they may block. An error stops the log: every
-/// waiter and every later one receives it (see ``DurableActionLog/failure``).
+/// A sink belongs to one log. Both methods run on the committer's own thread, so they may block.
+///
+/// An error stops the log: every waiter and every later one receives it (see
+/// ``DurableActionLog/failure``). Except one: a sink whose storage is out of reach for a while
+/// (a database restarting, a connection lost) throws ``ActionLogError/Reason/unavailable(_:)``
+/// from `write` or `flush`, after forgetting every line of that round it has not made durable.
+/// The log then keeps going: the waiters of that round receive the error (nothing of it is
+/// acknowledged), and the next round hands the same lines to `write` again, before any newer
+/// one. Such a sink paces its own retries (it may block for its backoff before reaching out
+/// again, which delays the other logs of the committer too), and must accept lines it may
+/// have made durable already (a reply lost with the connection) without keeping them twice.
 public protocol ActionLogSink: AnyObject, Sendable {
   /// Appends `lines` after everything written before, in order.
   ///

@@ -18,6 +18,10 @@ extension DurableActionLog: CommitParticipant {
   }
 
   func finish(_ batch: CommitBatch, failure: ActionLogError?) {
+    if let failure, case .unavailable = failure.reason {
+      retryLater(batch, failure)
+      return
+    }
     let (ready, isNewFailure) = storage.withLock { storage -> ([Waiter], Bool) in
       if let failure {
         let isNew = storage.failure == nil
@@ -46,5 +50,22 @@ extension DurableActionLog: CommitParticipant {
         writeToStandardError("Unidirectional: a snapshot of the action log failed: \(error)\n")
       }
     }
+  }
+
+  /// The sink could not reach its storage and kept nothing of `batch`: its lines go back in
+  /// front of those appended since, for the next round, and the waiters they cover learn that
+  /// nothing was acknowledged.
+  private func retryLater(_ batch: CommitBatch, _ failure: ActionLogError) {
+    let (failed, schedule) = storage.withLock { storage -> ([Waiter], Bool) in
+      storage.pending = batch.lines + storage.pending
+      storage.pendingSnapshots = batch.snapshots + storage.pendingSnapshots
+      let failed = storage.waiters.filter { $0.through <= batch.through }
+      storage.waiters.removeAll { $0.through <= batch.through }
+      // Scheduled already if an action was appended during the round.
+      defer { storage.isScheduled = true }
+      return (failed, !storage.isScheduled)
+    }
+    for waiter in failed { waiter.resume(failure) }
+    if schedule { committer.schedule(self) }
   }
 }

@@ -46,6 +46,10 @@ import Foundation
 ///
 /// If the sink fails to write or flush, the log stops: ``failure`` says why, one line is printed
 /// to standard error, and every waiter, now and later, receives the error. The store carries on.
+/// A sink whose storage is only out of reach for a while says so with
+/// ``ActionLogError/Reason/unavailable(_:)``: then the waiters of that round receive the error,
+/// the log keeps its lines and hands them to the sink again in the next round, and ``failure``
+/// stays `nil` (see ``ActionLogSink``).
 public final class DurableActionLog<Action: Encodable & Sendable>: Sendable {
   /// A task waiting for entries up to `through` to be durable.
   struct Waiter {
@@ -73,7 +77,7 @@ public final class DurableActionLog<Action: Encodable & Sendable>: Sendable {
   /// Where the log's lines go.
   let sink: any ActionLogSink
 
-  private let committer: ActionLogCommitter
+  let committer: ActionLogCommitter
 
   /// The header on the log's first line.
   public let header: ActionLogHeader
