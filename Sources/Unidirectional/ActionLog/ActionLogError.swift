@@ -100,7 +100,8 @@ public struct ActionLogError: Error, Equatable, Sendable, CustomStringConvertibl
         + "after it: this is damage to the file, not a write cut off by a crash, and nothing "
         + "was changed. To keep the entries before it and move this line and all after it to "
         + "a quarantine file beside the log, recover with "
-        + "DurableActionLog.recover(path:…, repairingDamage: true)"
+        + "DurableActionLog.recover(path:…, repairingDamage: true) (a log kept as records, "
+        + "such as a database's rows: move that record and those after it aside, then recover)"
     case .unavailable(let message):
       return "\(place): the log's storage is unavailable (\(message)): nothing of this round "
         + "was acknowledged; its entries are kept and written again once the storage is back"

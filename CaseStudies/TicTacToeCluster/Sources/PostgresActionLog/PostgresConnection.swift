@@ -28,6 +28,8 @@ final class PostgresConnection {
       throw Failure(message: message, isConnectionLost: true)
     }
     self.connection = connection
+    // Notices (such as "relation already exists, skipping") would go to standard error.
+    if let result = PQexec(connection, "SET client_min_messages TO warning") { PQclear(result) }
   }
 
   deinit {
@@ -42,6 +44,15 @@ final class PostgresConnection {
   struct Failure: Error {
     var message: String
     var isConnectionLost: Bool
+    /// The server's SQLSTATE code (such as `57P01`, an administrator's shutdown), if it sent one.
+    var sqlState: String? = nil
+
+    /// Whether trying again later may succeed: the connection is gone, or the server refused
+    /// for a reason that passes (classes 08 connection, 40 transaction rollback, 53
+    /// insufficient resources, 57 operator intervention such as a shutdown in progress).
+    var isTransient: Bool {
+      isConnectionLost || ["08", "40", "53", "57"].contains(sqlState.map { String($0.prefix(2)) })
+    }
   }
 
   /// A statement's result rows, each column's bytes or `nil` for NULL, and its command tag.
@@ -93,9 +104,10 @@ final class PostgresConnection {
       let message =
         result.map { String(cString: PQresultErrorMessage($0)) }
         ?? String(cString: PQerrorMessage(connection))
+      let sqlState = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }
       throw Failure(
         message: message.trimmingCharacters(in: .whitespacesAndNewlines),
-        isConnectionLost: !isConnected)
+        isConnectionLost: !isConnected, sqlState: sqlState.map { String(cString: $0) })
     }
     var rows: [[Data?]] = []
     for row in 0..<PQntuples(result) {

@@ -47,6 +47,19 @@ struct ThrowawayPostgres {
       binaries + "/initdb", "-D", directory + "/data", "-U", "postgres",
       "-A", "trust", "--no-sync",
     ])
+    try startServer()
+  }
+
+  /// Stops the server, keeping its data (`pg_ctl stop -m fast`: sessions are ended, as in a
+  /// restart by an operator).
+  func stopServer() throws {
+    try runAsPostgres([
+      binaries + "/pg_ctl", "stop", "-w", "-m", "fast", "-D", directory + "/data",
+    ])
+  }
+
+  /// Starts the server on its data and port, and returns once it accepts connections.
+  func startServer() throws {
     // Loopback only; the socket in the test's own directory. `-w` waits until the server
     // accepts connections (or pg_ctl's own timeout fails it).
     try runAsPostgres([

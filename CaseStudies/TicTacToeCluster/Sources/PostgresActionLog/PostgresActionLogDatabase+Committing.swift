@@ -1,0 +1,162 @@
+import Foundation
+import Unidirectional
+
+extension PostgresActionLogDatabase {
+  /// Stages the lines of `log` for the round's transaction, numbering them after the last line
+  /// staged or committed (the header is sequence 0).
+  func stage(_ lines: Data, log: String) {
+    withState { state in
+      guard var entry = state.logs[log] else { return }
+      var next = entry.committedThrough + 1 + entry.staged.count
+      for line in lines.split(separator: 0x0A) {
+        entry.staged.append((next, Data(line)))
+        next += 1
+      }
+      state.logs[log] = entry
+    }
+  }
+
+  /// Makes `log`'s staged lines durable: returns the outcome of the commit that included them,
+  /// committing every log's staged lines now if none did yet.
+  func flush(log: String) throws(ActionLogError) {
+    let outcome = withState { state -> ActionLogError? in
+      guard let entry = state.logs[log] else { return nil }
+      if entry.outcome == nil {
+        guard !entry.staged.isEmpty else { return nil }
+        commitStaged(in: &state)
+      }
+      defer { state.logs[log]?.outcome = nil }
+      return state.logs[log]?.outcome ?? nil
+    }
+    if let outcome { throw outcome }
+  }
+
+  /// Forgets a log whose sink is gone.
+  func forget(log: String) {
+    withState { state in state.logs[log] = nil }
+  }
+
+  /// Commits the staged lines of every log in one transaction, and records each log's outcome.
+  /// A log whose key holds other bytes is refused alone, and the others committed without it.
+  private func commitStaged(in state: inout State) {
+    var names = state.logs.filter { !$0.value.staged.isEmpty }.map(\.key).sorted()
+    while !names.isEmpty {
+      let outcome = commitOnce(names, in: &state)
+      switch outcome {
+      case .committed:
+        state.commits += 1
+        for name in names {
+          guard let last = state.logs[name]?.staged.last?.sequence else { continue }
+          state.logs[name]?.committedThrough = last
+          state.logs[name]?.staged = []
+          state.logs[name]?.outcome = .some(nil)
+        }
+        return
+      case .conflict(let name, let error):
+        state.logs[name]?.staged = []
+        state.logs[name]?.outcome = .some(error)
+        names.removeAll { $0 == name }
+      case .failed(let error):
+        for name in names {
+          // Nothing of the round is kept: the logs hand their lines again (unavailable), or
+          // have stopped.
+          state.logs[name]?.staged = []
+          state.logs[name]?.outcome = .some(error)
+        }
+        return
+      }
+    }
+  }
+
+  private enum CommitOutcome {
+    case committed
+    case conflict(String, ActionLogError)
+    case failed(ActionLogError)
+  }
+
+  private func commitOnce(_ names: [String], in state: inout State) -> CommitOutcome {
+    let connection: PostgresConnection
+    do throws(ActionLogError) {
+      connection = try self.connection(in: &state)
+    } catch {
+      return .failed(error)
+    }
+    do throws(PostgresConnection.Failure) {
+      _ = try connection.execute("BEGIN")
+      for name in names {
+        let staged = state.logs[name]?.staged ?? []
+        if let conflict = try insert(staged, log: name, on: connection) {
+          _ = try? connection.execute("ROLLBACK")
+          return .conflict(name, conflict)
+        }
+      }
+      let commit = try connection.execute("COMMIT")
+      guard commit.commandStatus == "COMMIT" else {
+        return .failed(
+          ActionLogError(
+            path: names.joined(separator: ", "), line: nil,
+            reason: .unavailable("the transaction was rolled back (\(commit.commandStatus))")))
+      }
+      return .committed
+    } catch {
+      if error.isConnectionLost {
+        markDown(&state, because: error.message)
+      } else {
+        _ = try? connection.execute("ROLLBACK")
+      }
+      return .failed(Self.error(error, log: names.joined(separator: ", ")))
+    }
+  }
+
+  /// Inserts `staged`, skipping rows already there; returns an error if one of those holds
+  /// other bytes (another writer of the same log).
+  private func insert(
+    _ staged: [(sequence: Int, line: Data)], log: String, on connection: PostgresConnection
+  ) throws(PostgresConnection.Failure) -> ActionLogError? {
+    // Chunks keep each statement far below PostgreSQL's 65,535 parameters.
+    for start in stride(from: 0, to: staged.count, by: 500) {
+      let chunk = staged[start..<min(start + 500, staged.count)]
+      var parameters: [PostgresConnection.Parameter] = [.text(log)]
+      var rows: [String] = []
+      for (sequence, line) in chunk {
+        // Placeholders only: the values travel as parameters.
+        rows.append("($1, $\(parameters.count + 1), $\(parameters.count + 2))")
+        parameters.append(.text(String(sequence)))
+        parameters.append(.binary(line))
+      }
+      let inserted = try connection.execute(
+        "INSERT INTO unidirectional_log_lines (log, sequence, line) VALUES "
+          + rows.joined(separator: ", ") + " ON CONFLICT DO NOTHING RETURNING sequence",
+        parameters)
+      guard inserted.rows.count < chunk.count else { continue }
+      let returned = Set(inserted.rows.compactMap { row in row[0].flatMap(Self.integer) })
+      let skipped = chunk.filter { !returned.contains($0.sequence) }
+      let held = try connection.execute(
+        "SELECT sequence::text, line FROM unidirectional_log_lines "
+          + "WHERE log = $1 AND sequence = ANY($2::bigint[])",
+        [
+          .text(log),
+          .text("{" + skipped.map { String($0.sequence) }.joined(separator: ",") + "}"),
+        ],
+        binaryResults: true)
+      var bytes: [Int: Data] = [:]
+      for row in held.rows {
+        guard let sequence = row[0].flatMap(Self.integer) else { continue }
+        bytes[sequence] = row[1]
+      }
+      for (sequence, line) in skipped where bytes[sequence] != line {
+        return ActionLogError(
+          path: log, line: sequence + 1,
+          reason: .fileError(
+            "PostgreSQL holds other bytes for sequence \(sequence) of this log: another "
+              + "process writes the same log; this one stops rather than mix two histories"))
+      }
+    }
+    return nil
+  }
+
+  /// An integer column's value in text form (`bigint` cast to `text`, or a text result).
+  static func integer(_ text: Data) -> Int? {
+    Int(String(decoding: text, as: UTF8.self))
+  }
+}

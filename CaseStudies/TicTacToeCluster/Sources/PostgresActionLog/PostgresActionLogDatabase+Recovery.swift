@@ -1,0 +1,146 @@
+import Foundation
+import Unidirectional
+
+extension PostgresActionLogDatabase {
+  /// Recovers the log `name` from the database (its latest snapshot, then the lines after it),
+  /// or starts it if the database holds nothing for it, and continues it here.
+  ///
+  /// Give the store `recovery.state` and the log's interceptor, with this database's snapshot
+  /// writer (``snapshotWriter(forLog:)``):
+  ///
+  /// ```swift
+  /// let recovery = try database.recover(
+  ///   log: "journal", program: "game-server", initialState: Journal.State(),
+  ///   reducer: Journal(), committer: committer)
+  /// let store = Store(
+  ///   initialState: recovery.state, reducer: Journal(),
+  ///   interceptors: [
+  ///     recovery.log.interceptor(
+  ///       snapshottingEvery: 1000, with: database.snapshotWriter(forLog: "journal"))
+  ///   ])
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - name: The log's key in the tables; one process opens a log once.
+  ///   - program: The program's name, which must be the one in the log's header.
+  ///   - schemaVersion: The newest version of the actions' encoding this program decodes.
+  ///   - redactsSecrets: Whether the log writes ``Secret`` payloads redacted.
+  ///   - initialState: The state the store starts from when there is no snapshot.
+  ///   - reducer: The store's reducer; it must be deterministic.
+  ///   - committer: The thread that commits the log (one for the process; with
+  ///     `concurrentFlushes: 1`, since one transaction covers every log of a round anyway).
+  /// - Returns: The recovered state and the log, continued after its last line.
+  /// - Throws: ``ActionLogError``: `unavailable` if the database cannot be reached; what
+  ///   ``DurableActionLog/recover(header:snapshot:entries:continuingIn:name:program:schemaVersion:redactsSecrets:initialState:reducer:committer:)``
+  ///   throws for a log that does not verify; `sequenceGap` if a line is missing; `fileError`
+  ///   if this process has the log open already.
+  public func recover<R: Reducer>(
+    log name: String, program: String, schemaVersion: Int = 1, redactsSecrets: Bool = true,
+    initialState: R.State, reducer: R, committer: ActionLogCommitter
+  ) throws(ActionLogError) -> ActionLogRecovery<R.State, R.Action>
+  where R.Action: Codable & Sendable, R.State: Codable & Sendable {
+    let rows = try withState { state throws(ActionLogError) -> StoredLog in
+      guard state.logs[name] == nil else {
+        throw ActionLogError(
+          path: name, line: nil, reason: .fileError("this process has the log open already"))
+      }
+      let connection = try self.connection(in: &state)
+      do throws(PostgresConnection.Failure) {
+        let rows = try StoredLog.read(name, on: connection)
+        state.logs[name] = LogState(committedThrough: rows.lastSequence)
+        return rows
+      } catch {
+        if error.isConnectionLost { markDown(&state, because: error.message) }
+        throw Self.error(error, log: name)
+      }
+    }
+    do {
+      return try DurableActionLog<R.Action>.recover(
+        header: rows.header, snapshot: rows.snapshot, entries: rows.entries,
+        continuingIn: PostgresActionLogSink(database: self, name: name), name: name,
+        program: program, schemaVersion: schemaVersion, redactsSecrets: redactsSecrets,
+        initialState: initialState, reducer: reducer, committer: committer)
+    } catch {
+      forget(log: name)
+      throw error
+    }
+  }
+
+  /// Where the log `name` keeps its snapshots: give it to
+  /// `DurableActionLog.interceptor(snapshottingEvery:with:)`. A snapshot replaces the stored
+  /// one only if it is newer; one that fails (the database away) is skipped, and recovery
+  /// replays a longer tail from the previous one.
+  public func snapshotWriter(
+    forLog name: String
+  ) -> @Sendable (_ sequence: Int, _ snapshot: Data) throws(ActionLogError) -> Void {
+    { [self] (sequence: Int, snapshot: Data) throws(ActionLogError) in
+      try withState { state throws(ActionLogError) in
+        let connection = try self.connection(in: &state)
+        do throws(PostgresConnection.Failure) {
+          _ = try connection.execute(
+            """
+            INSERT INTO unidirectional_log_snapshots (log, sequence, snapshot)
+            VALUES ($1, $2, $3)
+            ON CONFLICT (log) DO UPDATE SET sequence = EXCLUDED.sequence,
+              snapshot = EXCLUDED.snapshot
+            WHERE unidirectional_log_snapshots.sequence < EXCLUDED.sequence
+            """,
+            [.text(name), .text(String(sequence)), .binary(snapshot)])
+        } catch {
+          if error.isConnectionLost { markDown(&state, because: error.message) }
+          throw Self.error(error, log: name)
+        }
+      }
+    }
+  }
+}
+
+/// What the database holds for one log: its header, latest snapshot and the lines after it.
+struct StoredLog {
+  var header: Data?
+  var snapshot: Data?
+  /// The lines after the snapshot's sequence, each with its newline.
+  var entries = Data()
+  /// The last sequence stored (-1 if not even the header).
+  var lastSequence = -1
+
+  static func read(
+    _ name: String, on connection: PostgresConnection
+  ) throws(PostgresConnection.Failure) -> StoredLog {
+    var stored = StoredLog()
+    // One snapshot of the database for the three reads.
+    _ = try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    defer { _ = try? connection.execute("COMMIT") }
+    let header = try connection.execute(
+      "SELECT line FROM unidirectional_log_lines WHERE log = $1 AND sequence = 0", [.text(name)],
+      binaryResults: true)
+    stored.header = header.rows.first?[0] ?? nil
+    if stored.header != nil { stored.lastSequence = 0 }
+    let snapshot = try connection.execute(
+      "SELECT sequence::text, snapshot FROM unidirectional_log_snapshots WHERE log = $1",
+      [.text(name)], binaryResults: true)
+    var after = 0
+    if let row = snapshot.rows.first,
+      let sequence = row[0].flatMap(PostgresActionLogDatabase.integer)
+    {
+      stored.snapshot = row[1]
+      after = sequence
+    }
+    let lines = try connection.execute(
+      "SELECT sequence::text, line FROM unidirectional_log_lines "
+        + "WHERE log = $1 AND sequence > $2 ORDER BY unidirectional_log_lines.sequence",
+      [.text(name), .text(String(after))], binaryResults: true)
+    for row in lines.rows {
+      guard let sequence = row[0].flatMap(PostgresActionLogDatabase.integer), let line = row[1]
+      else { continue }
+      stored.entries.append(line)
+      stored.entries.append(0x0A)
+      stored.lastSequence = sequence
+    }
+    if stored.lastSequence < after, stored.snapshot != nil {
+      // A snapshot is written only after the lines it covers committed.
+      stored.lastSequence = after
+    }
+    return stored
+  }
+}

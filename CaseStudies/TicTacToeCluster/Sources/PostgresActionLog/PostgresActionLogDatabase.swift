@@ -1,0 +1,226 @@
+import Foundation
+import Unidirectional
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A PostgreSQL database that keeps durable action logs: the place a server's stores journal
+/// their actions when its durable state lives in the database its team already runs.
+///
+/// Make one per process and open each store's log through it with
+/// ``recover(log:program:schemaVersion:redactsSecrets:snapshotEvery:initialState:reducer:committer:)``,
+/// which recovers what the database holds for that log (or starts it) and gives back the state,
+/// the log and an interceptor for the store:
+///
+/// ```swift
+/// let database = try PostgresActionLogDatabase(
+///   connectionString: "host=127.0.0.1 port=5432 dbname=games connect_timeout=5")
+/// let committer = ActionLogCommitter(concurrentFlushes: 1)
+/// let opened = try database.recover(
+///   log: "journal", program: "game-server", snapshotEvery: 1000,
+///   initialState: Journal.State(), reducer: Journal(), committer: committer)
+/// let store = Store(
+///   initialState: opened.recovery.state, reducer: Journal(),
+///   interceptors: [opened.interceptor])
+/// try await opened.recovery.log.waitUntilDurable(store.send(.started(…)))
+/// ```
+///
+/// ## Tables
+///
+/// The database creates its two tables if they are missing (so the role needs `CREATE` on the
+/// schema the first time):
+///
+/// | Table | Key | Holds |
+/// | --- | --- | --- |
+/// | `unidirectional_log_lines` | `(log, sequence)` | each line as written: sequence 0 the log's header, then one checksummed entry (format version 2) per action |
+/// | `unidirectional_log_snapshots` | `log` | the latest snapshot of each log and the sequence it reflects |
+///
+/// ## Guarantees
+///
+/// - **Group commit.** Each round of the ``ActionLogCommitter`` writes the lines of every log
+///   opened here in one transaction; an action is acknowledged only after that transaction's
+///   `COMMIT` succeeded (its command tag is checked: an aborted transaction answers
+///   `ROLLBACK`).
+/// - **Parameterized.** Every value travels as a parameter of `PQexecParams`; no SQL is built
+///   from a value.
+/// - **Idempotent.** Lines are inserted with `ON CONFLICT DO NOTHING` on `(log, sequence)`, and a
+///   line already there must hold the same bytes: a round retried after a lost reply never
+///   writes twice, and a second writer of the same log stops this one's log instead of mixing
+///   histories.
+/// - **Verified recovery.** Recovery reads the header, the latest snapshot and the lines after
+///   it, and verifies every line's checksum: a line that does not verify is damage, refused by
+///   name, never skipped.
+///
+/// ## When the database goes away
+///
+/// A lost connection, or a server that refuses for a reason that passes (shutting down,
+/// starting up, out of connections, a serialization failure), fails only the round under way:
+/// its waiters receive ``ActionLogError/Reason/unavailable(_:)``, nothing of it is
+/// acknowledged, and the log keeps its lines and writes them in a later round. The database
+/// reconnects with exponential backoff (from `backoff.lowerBound`, doubling, up to
+/// `backoff.upperBound`), blocking the committer's thread between attempts, and says so once
+/// through `log` when it loses the connection and once when it has it back. Put
+/// `connect_timeout` in the connection string: libpq waits forever otherwise. Any other error
+/// (a missing privilege, another writer's bytes under the same key) stops the logs of that
+/// round, as a failing disk stops a file log.
+public final class PostgresActionLogDatabase: @unchecked Sendable {
+  // Safe: `state` (the connection and every log's bookkeeping) is read and written only with
+  // `lock` held; everything else is immutable.
+
+  /// What a log opened here is to the database: its lines written in the current round, and
+  /// how far it is committed.
+  struct LogState {
+    /// The last sequence the database holds for this log (-1: not even the header).
+    var committedThrough: Int
+    /// Lines written since the last commit, each with its sequence.
+    var staged: [(sequence: Int, line: Data)] = []
+    /// The outcome of a commit that included this log's staged lines, for its own flush to
+    /// return (another log's flush may have committed them).
+    var outcome: ActionLogError?? = nil
+  }
+
+  struct State {
+    var connection: PostgresConnection?
+    var logs: [String: LogState] = [:]
+    /// No connection attempt before this instant (backoff after a failure).
+    var nextAttempt = ContinuousClock.now
+    var backoff: Duration
+    var isDown = false
+    var commits = 0
+  }
+
+  private let lock = NSLock()
+  private var state: State
+  private let connectionString: String
+  private let backoff: ClosedRange<Duration>
+  private let log: @Sendable (String) -> Void
+
+  /// Connects to the database and creates its tables if they are missing.
+  ///
+  /// - Parameters:
+  ///   - connectionString: A libpq connection string, such as
+  ///     `host=127.0.0.1 port=5432 user=app dbname=app connect_timeout=5`.
+  ///   - backoff: The first and the longest wait between reconnection attempts.
+  ///   - log: Receives one line when the connection is lost and one when it is back;
+  ///     standard error by default.
+  /// - Throws: ``ActionLogError`` with ``ActionLogError/Reason/unavailable(_:)`` if the
+  ///   database cannot be reached, or ``ActionLogError/Reason/fileError(_:)`` with the server's
+  ///   message if the tables cannot be created.
+  public init(
+    connectionString: String,
+    backoff: ClosedRange<Duration> = .milliseconds(100)...(.seconds(2)),
+    log: @escaping @Sendable (String) -> Void = { message in
+      FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+  ) throws(ActionLogError) {
+    self.connectionString = connectionString
+    self.backoff = backoff
+    self.log = log
+    self.state = State(backoff: backoff.lowerBound)
+    do {
+      let connection = try PostgresConnection(connectionString)
+      for statement in Self.schema { _ = try connection.execute(statement) }
+      state.connection = connection
+    } catch {
+      throw Self.error(error, log: "database")
+    }
+  }
+
+  /// The statements that create the tables (idempotent).
+  static let schema = [
+    """
+    CREATE TABLE IF NOT EXISTS unidirectional_log_lines (
+      log text NOT NULL,
+      sequence bigint NOT NULL CHECK (sequence >= 0),
+      line bytea NOT NULL,
+      PRIMARY KEY (log, sequence))
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS unidirectional_log_snapshots (
+      log text PRIMARY KEY,
+      sequence bigint NOT NULL,
+      snapshot bytea NOT NULL)
+    """,
+  ]
+
+  /// How many transactions committed log lines since the database was made.
+  public var commitCount: Int {
+    withState { $0.commits }
+  }
+
+  /// Whether the connection is down (between a failure and the next successful reconnection).
+  public var isUnavailable: Bool {
+    withState { $0.isDown }
+  }
+
+  func withState<T>(_ body: (inout State) throws(ActionLogError) -> T) throws(ActionLogError) -> T {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&state)
+  }
+
+  func withState<T>(_ body: (inout State) -> T) -> T {
+    lock.lock()
+    defer { lock.unlock() }
+    return body(&state)
+  }
+
+  // MARK: The connection
+
+  /// The connection, reconnecting if it is down and the backoff allows (waiting for it first).
+  ///
+  /// Called with the lock held.
+  func connection(in state: inout State) throws(ActionLogError) -> PostgresConnection {
+    if let connection = state.connection, connection.isConnected { return connection }
+    state.connection = nil
+    let wait = state.nextAttempt - ContinuousClock.now
+    if wait > .zero {
+      // On the committer's thread: the round waits, as it would for a slow disk.
+      let micros =
+        wait.components.seconds * 1_000_000 + wait.components.attoseconds / 1_000_000_000_000
+      usleep(UInt32(clamping: micros))
+    }
+    do {
+      let connection = try PostgresConnection(connectionString)
+      state.connection = connection
+      state.backoff = backoff.lowerBound
+      if state.isDown {
+        state.isDown = false
+        log("PostgresActionLog: connected again; writing the lines kept meanwhile")
+      }
+      return connection
+    } catch {
+      markDown(&state, because: error.message)
+      throw ActionLogError(
+        path: "database", line: nil, reason: .unavailable(Self.firstLine(error.message)))
+    }
+  }
+
+  /// Drops the connection and schedules the next attempt after the current backoff.
+  func markDown(_ state: inout State, because message: String) {
+    state.connection = nil
+    state.nextAttempt = ContinuousClock.now + state.backoff
+    let next = state.backoff
+    state.backoff = min(state.backoff * 2, backoff.upperBound)
+    if !state.isDown {
+      state.isDown = true
+      log(
+        "PostgresActionLog: the database is unavailable (\(Self.firstLine(message))); "
+          + "acknowledging nothing until it is back, retrying every \(next) to "
+          + "\(backoff.upperBound)")
+    }
+  }
+
+  static func firstLine(_ message: String) -> String {
+    String(message.split(separator: "\n").first ?? Substring(message))
+  }
+
+  /// The log error for a failure of the database: `unavailable` if it may pass.
+  static func error(_ failure: PostgresConnection.Failure, log: String) -> ActionLogError {
+    let message = firstLine(failure.message)
+    return ActionLogError(
+      path: log, line: nil,
+      reason: failure.isTransient ? .unavailable(message) : .fileError("PostgreSQL: " + message))
+  }
+}
