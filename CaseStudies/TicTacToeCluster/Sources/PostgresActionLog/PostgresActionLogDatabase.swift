@@ -154,16 +154,13 @@ public final class PostgresActionLogDatabase: @unchecked Sendable {
     withState { $0.isDown }
   }
 
-  func withState<T>(_ body: (inout State) throws(ActionLogError) -> T) throws(ActionLogError) -> T {
+  /// Runs `body` with the lock held: the one way to the connection and the logs' bookkeeping.
+  func withState<T, Failure: Error>(
+    _ body: (inout State) throws(Failure) -> T
+  ) throws(Failure) -> T {
     lock.lock()
     defer { lock.unlock() }
     return try body(&state)
-  }
-
-  func withState<T>(_ body: (inout State) -> T) -> T {
-    lock.lock()
-    defer { lock.unlock() }
-    return body(&state)
   }
 
   // MARK: The connection
