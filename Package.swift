@@ -10,6 +10,8 @@ let package = Package(
     .executable(name: "counter", targets: ["counter"]),
     .executable(name: "tictactoe", targets: ["tictactoe"]),
     .executable(name: "todos", targets: ["todos"]),
+    // The game server's library, for the cluster case study (its own package: PostgreSQL).
+    .library(name: "TicTacToeServerCore", targets: ["TicTacToeServerCore"]),
     .executable(name: "tictactoe-server", targets: ["tictactoe-server"]),
     .executable(name: "tictactoe-load", targets: ["tictactoe-load"]),
     .executable(name: "unidirectional-benchmarks", targets: ["UnidirectionalBenchmarks"]),

@@ -12,4 +12,8 @@ public enum CloseReason: String, Equatable, Sendable {
   case shutdown
   /// The client sent `quit`.
   case quit
+  /// The server's journal could not be written (its database is away): what the client did
+  /// since its last acknowledged frame may or may not be kept. It `rejoin`s with its seat token
+  /// in a moment and is sent the game as it is.
+  case unavailable
 }

@@ -2,8 +2,9 @@ import Foundation
 import Synchronization
 import Unidirectional
 
-/// The server's durable journal in a data directory: the ``Journal`` store and its durable
-/// action log, recovered from the directory if it holds one.
+/// The server's durable journal: the ``Journal`` store and its durable action log, recovered
+/// from a data directory if it holds one, or from a log kept elsewhere (a database: see
+/// ``init(recovered:snapshotEvery:writeSnapshot:)``).
 ///
 /// The directory holds `journal.jsonl` (the log: a header line, then one checksummed entry per
 /// journaled action, never rewritten except to cut a torn tail, whose bytes move to
@@ -82,5 +83,27 @@ public final class GameJournal: Sendable {
     store = Store(
       initialState: state, reducer: Journal(),
       interceptors: [log.interceptor(snapshottingTo: snapshotPath, every: snapshotInterval)])
+  }
+
+  /// Opens the journal on a log recovered from a sink of your own, such as a database's
+  /// (`DurableActionLog.recover(header:snapshot:entries:continuingIn:…)`, with
+  /// ``program`` and ``schemaVersion``).
+  ///
+  /// - Parameters:
+  ///   - recovered: The recovered state and log.
+  ///   - snapshotEvery: How many entries between snapshots.
+  ///   - writeSnapshot: Where a snapshot goes (given its sequence and bytes).
+  public init(
+    recovered: ActionLogRecovery<Journal.State, Journal.Action>, snapshotEvery: Int = 1000,
+    writeSnapshot:
+      @escaping @Sendable (_ sequence: Int, _ snapshot: Data) throws(ActionLogError)
+      -> Void
+  ) {
+    log = recovered.log
+    recovery = recovered.sequence == 0 ? nil : recovered.description
+    counter = nil
+    store = Store(
+      initialState: recovered.state, reducer: Journal(),
+      interceptors: [log.interceptor(snapshottingEvery: snapshotEvery, with: writeSnapshot)])
   }
 }

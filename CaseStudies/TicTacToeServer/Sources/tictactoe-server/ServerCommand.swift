@@ -41,23 +41,14 @@ let usage = """
   SIGINT or SIGTERM stops it; SIGUSR1 logs what it holds ("holding: …") and it serves on.
   """
 
-/// One line on stderr, with a UTC timestamp; one `write` per line, so lines never interleave.
+let process = ServerProcess(program: "tictactoe-server")
+
 func log(_ message: String) {
-  var now = timespec()
-  clock_gettime(CLOCK_REALTIME, &now)
-  var seconds = now.tv_sec
-  var parts = tm()
-  gmtime_r(&seconds, &parts)
-  let stamp = String(
-    format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1,
-    parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec, now.tv_nsec / 1_000_000)
-  let line = Array("\(stamp) tictactoe-server: \(message)\n".utf8)
-  line.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) }
+  process.log(message)
 }
 
 func fail(_ message: String, code: Int32) -> Never {
-  log("error: \(message)")
-  exit(code)
+  process.fail(message, code: code)
 }
 
 func usageError(_ message: String) -> Never {
@@ -136,27 +127,8 @@ struct Options {
 @main
 enum ServerCommand {
   static func main() {
-    // First, before any thread is made: SIGINT and SIGTERM blocked in every thread (each
-    // inherits this one's mask), so that they stay pending until the main thread takes them
-    // with `sigwait` (at the end). A thread that left them unblocked could be handed one and
-    // drop it (ignored) or die of it (default action) before the shutdown.
-    var shutdownSignals = sigset_t()
-    sigemptyset(&shutdownSignals)
-    sigaddset(&shutdownSignals, SIGINT)
-    sigaddset(&shutdownSignals, SIGTERM)
-    // SIGUSR1 logs what the server holds, and serving goes on (the load tool's rounds).
-    sigaddset(&shutdownSignals, SIGUSR1)
-    pthread_sigmask(SIG_BLOCK, &shutdownSignals, nil)
+    let signals = ServerProcess.blockSignals()
     let options = Options(Array(CommandLine.arguments.dropFirst()))
-    // Many clients, one descriptor each: raise the soft limit to the hard one.
-    var fileLimit = rlimit()
-    if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &fileLimit) == 0,
-      fileLimit.rlim_cur < fileLimit.rlim_max
-    {
-      fileLimit.rlim_cur = fileLimit.rlim_max
-      setrlimit(Int32(RLIMIT_NOFILE.rawValue), &fileLimit)
-    }
-    signal(SIGPIPE, SIG_IGN)
 
     let logEvent: (@Sendable (String) -> Void)? =
       options.quiet ? nil : { @Sendable message in log(message) }
@@ -192,59 +164,24 @@ enum ServerCommand {
         + (options.echo ? " (echo)" : options.baseline ? " (baseline: no stores)" : ""))
     FileHandle.standardOutput.write(Data("listening on \(server.address)\n".utf8))
 
-    // The main thread waits for SIGINT or SIGTERM, which every thread blocks (see the top), so
-    // the shutdown runs as ordinary code. Not a dispatch source: on Linux, `dispatchMain()` parks
-    // the main thread with signals unblocked, and a signal delivered there is lost (or, with the
-    // default action, ends the process before the shutdown).
-    var number: Int32 = 0
-    while true {
-      while sigwait(&shutdownSignals, &number) != 0 {}
-      guard number == SIGUSR1 else { break }
-      log("holding: " + holding(gameServer, server, echo: options.echo))
+    let stopSignal = process.waitForShutdown(signals) {
+      ServerProcess.holding(options.echo ? nil : gameServer, server)
     }
-    log("\(number == SIGINT ? "SIGINT" : "SIGTERM"): no new connections; closing sessions")
+    log("\(stopSignal): no new connections; closing sessions")
     server.stop {
       if let baseline { baseline.shutdown() } else { gameServer.shutdown() }
     }
-    if let journal {
-      // Nothing journaled is left unwritten: wait for the last flush. Detached: a task made
-      // here would run on the main actor, whose thread this one is, waiting.
-      let flushed = DispatchSemaphore(value: 0)
-      Task.detached {
-        try? await journal.log.waitUntilDurable()
-        flushed.signal()
-      }
-      flushed.wait()
-      let flushes = journal.flushCount
-      log(
-        "journal: \(journal.log.durableCount) entries on disk"
-          + (flushes.map { ", \($0) flushes in this run" } ?? ""))
-    }
+    // Nothing journaled is left unwritten: wait for the last flush.
+    if let journal { process.drain(journal) }
     let statistics = baseline?.statistics ?? gameServer.statistics
     log(
       "stopped\(baseline == nil ? "" : " (baseline)"): \(statistics.gamesStarted) games "
         + "started, \(statistics.moves) moves in finished games, \(statistics.games) games "
         + "unfinished, \(statistics.gamesAbandoned) recovered games closed as abandoned")
-    if baseline == nil { log("holding: " + holding(gameServer, server, echo: options.echo)) }
-    exit(0)
-  }
-
-  /// What the server holds now, on one line: its sessions and games (objects alive, not only
-  /// table entries), its connections and their buffers. After a shutdown, all zero unless
-  /// something is left behind.
-  static func holding(_ gameServer: GameServer, _ server: LineServer, echo: Bool) -> String {
-    let line = server.statistics
-    var text =
-      "\(line.connections) connections (\(line.connectionObjects) connection objects), "
-      + "\(line.bufferBytes) buffer bytes"
-    if !echo {
-      let games = gameServer.statistics
-      text =
-        "\(games.sessions) sessions (\(games.sessionEntries) session entries, "
-        + "\(games.sessionStores) session stores), \(games.games) games "
-        + "(\(games.gameEntries) game entries), \(games.queued) queued, " + text
+    if baseline == nil {
+      log("holding: " + ServerProcess.holding(options.echo ? nil : gameServer, server))
     }
-    return text
+    exit(0)
   }
 
   /// Opens (or recovers) the journal in `directory`, repairing damage if asked; exits 74 if it

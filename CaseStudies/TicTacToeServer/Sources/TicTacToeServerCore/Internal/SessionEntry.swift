@@ -123,9 +123,20 @@ final class SessionEntry: Sendable {
     }
     guard let held, let task else { return }
     journalLog.whenDurable(task) { [self] failure in
-      if failure != nil {
+      if let failure {
         outbox.withLock { $0.held = [] }
-        link.deliver(.bye(.shutdown))
+        if case .unavailable(let why) = failure.reason {
+          // The journal goes on once its storage is back: the client comes back then.
+          link.deliver(
+            .error(
+              code: "unavailable",
+              message: "the server's journal cannot be written (\(why)): nothing since your "
+                + "last reply is acknowledged; rejoin with your seat token in a moment",
+              seq: nil))
+          link.deliver(.bye(.unavailable))
+        } else {
+          link.deliver(.bye(.shutdown))
+        }
         link.close()
         return
       }
