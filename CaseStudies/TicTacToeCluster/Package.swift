@@ -5,7 +5,8 @@ import PackageDescription
 let package = Package(
   name: "TicTacToeCluster",
   products: [
-    .library(name: "PostgresActionLog", targets: ["PostgresActionLog"])
+    .library(name: "PostgresActionLog", targets: ["PostgresActionLog"]),
+    .executable(name: "tictactoe-pg-server", targets: ["tictactoe-pg-server"]),
   ],
   dependencies: [
     .package(name: "Unidirectional", path: "../..")
@@ -22,6 +23,15 @@ let package = Package(
       name: "PostgresActionLog",
       dependencies: [
         "CLibPQ",
+        .product(name: "Unidirectional", package: "Unidirectional"),
+      ]
+    ),
+    // The TicTacToe server with its journal in PostgreSQL.
+    .executableTarget(
+      name: "tictactoe-pg-server",
+      dependencies: [
+        "PostgresActionLog",
+        .product(name: "TicTacToeServerCore", package: "Unidirectional"),
         .product(name: "Unidirectional", package: "Unidirectional"),
       ]
     ),

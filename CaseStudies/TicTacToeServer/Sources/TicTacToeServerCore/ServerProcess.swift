@@ -94,9 +94,15 @@ public struct ServerProcess: Sendable {
   }
 
   /// Waits until everything sent to `journal` is durable (or its log failed), and logs how
-  /// many entries it holds: `journal: N entries on disk, F flushes in this run`, with `place`
-  /// for "on disk" (the load tool reads this line).
-  public func drain(_ journal: GameJournal, place: String = "on disk") {
+  /// many entries it holds: `journal: N entries on disk, F flushes in this run` (the load tool
+  /// reads this line).
+  ///
+  /// - Parameters:
+  ///   - journal: The journal.
+  ///   - place: Where the entries are, for "on disk".
+  ///   - commits: The transactions that made them durable, for a journal in a database: then
+  ///     the line ends with "C commits in this run".
+  public func drain(_ journal: GameJournal, place: String = "on disk", commits: Int? = nil) {
     // Detached: a task made here would run on the main actor, whose thread this one is,
     // waiting.
     let flushed = DispatchSemaphore(value: 0)
@@ -105,10 +111,10 @@ public struct ServerProcess: Sendable {
       flushed.signal()
     }
     flushed.wait()
-    let flushes = journal.flushCount
-    log(
-      "journal: \(journal.log.durableCount) entries \(place)"
-        + (flushes.map { ", \($0) flushes in this run" } ?? ""))
+    let count =
+      commits.map { ", \($0) commits in this run" }
+      ?? journal.flushCount.map { ", \($0) flushes in this run" } ?? ""
+    log("journal: \(journal.log.durableCount) entries \(place)" + count)
   }
 
   /// What a game server holds now, on one line: its sessions and games (objects alive, not only

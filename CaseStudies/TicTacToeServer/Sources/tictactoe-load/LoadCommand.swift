@@ -13,6 +13,7 @@ import Foundation
 let usage = """
   usage: tictactoe-load [--connections N] [--duration SECONDS] [--seed N]
                         [--host 127.0.0.1] [--port P [--server-pid PID]] [--durable]
+                      [--server PATH]
                         [--server-args "..."] [--rounds N] [--yardstick [--runs N]]
 
     --connections N   concurrent client connections (default 1000; an even number)
@@ -21,6 +22,9 @@ let usage = """
     --server-pid PID  that server's process, for its resident memory
     --durable         start the server durable, with a fresh data directory (removed after)
     --server-args "…" extra arguments for the server this tool starts (e.g. "--data-dir DIR")
+    --server PATH     the game server to start instead of tictactoe-server, such as the
+                      cluster case study's tictactoe-pg-server (with --server-args
+                      "--database …"); the echo baseline stays tictactoe-server
     --rounds N        a memory check instead: N rounds in which the connections open, play one
                       whole game each and close, against a server this tool starts; prints
                       each round's moves/s, the server's resident memory and what it holds
@@ -54,8 +58,8 @@ final class ChildServer {
   static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     .deletingLastPathComponent().appendingPathComponent("tictactoe-server")
 
-  init(arguments: [String]) throws {
-    let executable = Self.executable
+  /// Starts `executable` (by default `tictactoe-server` beside this one) on a free port.
+  init(arguments: [String], executable: URL = ChildServer.executable) throws {
     process.executableURL = executable
     process.arguments = ["--port", "0", "--quiet"] + arguments
     let stdout = Pipe()
@@ -173,6 +177,7 @@ enum LoadCommand {
     var port: UInt16?
     var serverPID: Int32?
     var serverArguments: [String] = []
+    var gameServer = ChildServer.executable
     var durableDirectory: String?
     var rounds: Int?
     var durationGiven = false
@@ -217,6 +222,11 @@ enum LoadCommand {
         durableDirectory =
           FileManager.default.temporaryDirectory
           .appendingPathComponent("tictactoe-load-\(getpid())").path
+      case "--server":
+        gameServer = URL(fileURLWithPath: value(argument))
+        guard FileManager.default.isExecutableFile(atPath: gameServer.path) else {
+          usageError("--server: \(gameServer.path) is not an executable")
+        }
       case "--server-args":
         serverArguments = value(argument).split(separator: " ").map(String.init)
       case "--rounds":
@@ -269,7 +279,8 @@ enum LoadCommand {
         serverArguments: serverArguments)
     }
     if let durableDirectory { serverArguments += ["--data-dir", durableDirectory] }
-    let durable = serverArguments.contains("--data-dir")
+    // A journal in a directory, or in a database (tictactoe-pg-server).
+    let durable = serverArguments.contains("--data-dir") || serverArguments.contains("--database")
     if let rounds {
       guard port == nil else { usageError("--rounds starts its own server: leave out --port") }
       Rounds.run(
@@ -292,7 +303,11 @@ enum LoadCommand {
 
     var child: ChildServer?
     if port == nil {
-      do { child = try ChildServer(arguments: serverArguments) } catch { fail("server: \(error)") }
+      do {
+        child = try ChildServer(arguments: serverArguments, executable: gameServer)
+      } catch {
+        fail("server: \(error)")
+      }
       serverPID = child?.process.processIdentifier
     }
     let gameRun = measure(
@@ -314,18 +329,21 @@ enum LoadCommand {
       "lost moves: \(client.lost), duplicated moves: \(client.duplicated), refused frames: "
         + "\(client.errors), connections closed by the server: \(client.closedByServer)")
     if let first = client.firstError { print("first refusal: \(first)") }
-    // The durable server's last line: "journal: N entries on disk, F flushes in this run".
+    // The durable server's last line: "journal: N entries on disk, F flushes in this run"
+    // (tictactoe-pg-server: "journal: N entries in PostgreSQL, C commits in this run").
     if durable,
       let line = serverLog.split(separator: "\n").last(where: { $0.contains("journal: ") }),
       let flushes = Int(line.split(separator: ", ").last?.split(separator: " ").first ?? ""),
       let entries = Int(line.split(separator: "journal: ").last?.split(separator: " ").first ?? ""),
       flushes > 0
     {
+      let unit = line.contains(" commits in this run") ? "commit" : "fsync"
       print(
         String(
-          format: "durability: %d fsyncs for %d journal entries: %.1f moves per fsync "
-            + "(%.1f entries per fsync)", flushes, entries, Double(client.moves) / Double(flushes),
-          Double(entries) / Double(flushes)))
+          format: "durability: %d %@s for %d journal entries: %.1f moves per %@ "
+            + "(%.1f entries per %@; %.0f %@s/s over the run)", flushes, unit, entries,
+          Double(client.moves) / Double(flushes), unit, Double(entries) / Double(flushes), unit,
+          Double(flushes) / duration, unit))
     }
     if serverLog.contains("error") { print("server log:\n" + serverLog) }
     let clean =
