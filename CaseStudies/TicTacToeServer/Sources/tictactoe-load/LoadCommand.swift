@@ -316,6 +316,14 @@ enum LoadCommand {
     let rss = serverPID.flatMap(memory(of:))
     let serverLog = child?.stop() ?? ""
     print("game server:   " + format(gameRun, unit: "moves "))
+    if let cpu = gameRun.serverCPU, gameRun.movesPerSecond > 0 {
+      print(
+        String(
+          format: "server CPU per move: %.1f µs (the server's process%@)",
+          cpu / gameRun.movesPerSecond * 1_000_000,
+          serverArguments.contains("--database")
+            ? " only: PostgreSQL's own processes are not counted" : ""))
+    }
     let client = gameRun.client
     print(
       "games finished: \(client.games / 2); server resident memory: "
@@ -323,8 +331,10 @@ enum LoadCommand {
     print(
       String(
         format: "ratio: %.2f of the echo's throughput%@",
-        gameRun.movesPerSecond
-          / echoRun.movesPerSecond, durable ? " (durability on)" : " (durability off)"))
+        gameRun.movesPerSecond / echoRun.movesPerSecond,
+        port != nil
+          ? " (durability not known: a server this tool did not start)"
+          : durable ? " (durability on)" : " (durability off)"))
     print(
       "lost moves: \(client.lost), duplicated moves: \(client.duplicated), refused frames: "
         + "\(client.errors), connections closed by the server: \(client.closedByServer)")
