@@ -1,10 +1,6 @@
 import Foundation
 import Unidirectional
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// A PostgreSQL database that keeps durable action logs: the place a server's stores journal
 /// their actions when its durable state lives in the database its team already runs.
 ///
@@ -173,10 +169,10 @@ public final class PostgresActionLogDatabase: @unchecked Sendable {
     state.connection = nil
     let wait = state.nextAttempt - ContinuousClock.now
     if wait > .zero {
-      // On the committer's thread: the round waits, as it would for a slow disk.
-      let micros =
-        wait.components.seconds * 1_000_000 + wait.components.attoseconds / 1_000_000_000_000
-      usleep(UInt32(clamping: micros))
+      // On the committer's thread: the round waits, as it would for a slow disk. The lock stays
+      // held (at most the longest backoff): `commitCount` and `isUnavailable` wait meanwhile.
+      let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
+      Thread.sleep(forTimeInterval: seconds)
     }
     do {
       let connection = try PostgresConnection(connectionString)
