@@ -252,13 +252,19 @@ public final class GameServer: Sendable {
   /// Closes a session: it leaves the queue, forfeits its game, and its effects are cancelled.
   ///
   /// When `reason` is not ``CloseReason/disconnected`` (the client is still there), the client
-  /// is sent `bye` and the link is closed. Closing a closed session does nothing.
+  /// is sent `bye` and the link is closed. Closing a closed session does nothing. A session
+  /// whose link was closed because the journal's storage was unavailable closes as
+  /// ``CloseReason/unavailable``, whatever `reason` says; like ``CloseReason/shutdown``, that
+  /// forfeits nothing: the player rejoins.
   ///
   /// - Parameters:
   ///   - id: The session.
   ///   - reason: Why it closes.
   public func disconnect(_ id: Int, reason: CloseReason) {
     guard let entry = sessions.withLock({ $0.removeValue(forKey: id) }) else { return }
+    // The entry told its client already (`unavailable` error and `bye`) and closed its link.
+    let isUnavailable = entry.closedAsUnavailable.load(ordering: .acquiring)
+    let reason = isUnavailable ? CloseReason.unavailable : reason
     let fields = entry.withLock { fields in
       defer { fields = SessionEntry.Fields() }
       return fields
@@ -270,11 +276,11 @@ public final class GameServer: Sendable {
     // already closed by the time this runs.
     if let game = fields.game, let player = fields.player {
       game.seats.withLock { $0[player] = nil }
-      if reason != .shutdown {
+      if reason != .shutdown && reason != .unavailable {
         game.store.send(.forfeit(player, reason == .idle ? .idle : .disconnected))
       }
     }
-    if reason != .disconnected {
+    if reason != .disconnected && !isUnavailable {
       entry.deliver(.bye(reason))
       entry.close()
     }

@@ -49,6 +49,10 @@ final class SessionEntry: Sendable {
   let outbox = Locked(Outbox())
   /// Counts this entry among the server's live session entries while it lives.
   let counted: Counted
+  /// Set before the entry closes its link because the journal's storage is unavailable: the
+  /// session then closes as ``CloseReason/unavailable`` whatever the connection's end says, so
+  /// that its game is not forfeited and the player can rejoin.
+  let closedAsUnavailable = Atomic(false)
 
   init(
     id: Int, store: Store<Session.State, Session.Action>, fields: Locked<Fields>,
@@ -134,6 +138,7 @@ final class SessionEntry: Sendable {
                 + "last reply is acknowledged; rejoin with your seat token in a moment",
               seq: nil))
           link.deliver(.bye(.unavailable))
+          closedAsUnavailable.store(true, ordering: .releasing)
         } else {
           link.deliver(.bye(.shutdown))
         }
