@@ -56,31 +56,16 @@ struct Options {
   var quiet = false
 
   init(_ arguments: [String]) {
-    var arguments = arguments[...]
-    func value(_ name: String) -> String {
-      guard let value = arguments.popFirst() else { usageError("\(name) needs a value") }
-      return value
-    }
-    func number<T: LosslessStringConvertible>(_ name: String, _ type: T.Type) -> T {
-      let text = value(name)
-      guard let number = T(text) else { usageError("\(name): not a number: \(text)") }
-      return number
-    }
-    while let argument = arguments.popFirst() {
+    var arguments = ArgumentList(arguments, refusing: usageError)
+    while let argument = arguments.next() {
       switch argument {
-      case "--database": database = value(argument)
-      case "--journal": journal = value(argument)
-      case "--host": host = value(argument)
-      case "--port":
-        let requested = number(argument, Int.self)
-        guard let valid = UInt16(exactly: requested) else {
-          usageError(
-            "--port: \(requested) is out of range: a port is 1 to 65535 (0 picks a free one)")
-        }
-        port = valid
-      case "--idle-timeout": idleTimeout = number(argument, Double.self)
-      case "--abandon-after": abandonAfter = number(argument, Double.self)
-      case "--snapshot-every": snapshotEvery = number(argument, Int.self)
+      case "--database": database = arguments.value(of: argument)
+      case "--journal": journal = arguments.value(of: argument)
+      case "--host": host = arguments.value(of: argument)
+      case "--port": port = arguments.port(of: argument, allowingZero: true)
+      case "--idle-timeout": idleTimeout = arguments.number(of: argument, as: Double.self)
+      case "--abandon-after": abandonAfter = arguments.number(of: argument, as: Double.self)
+      case "--snapshot-every": snapshotEvery = arguments.number(of: argument, as: Int.self)
       case "--quiet": quiet = true
       case "-h", "--help":
         FileHandle.standardOutput.write(Data((usage + "\n").utf8))

@@ -5,6 +5,7 @@
 // 64 bad arguments; 69 a server could not be started or reached.
 
 import Foundation
+import TicTacToeServerCore
 
 #if canImport(Glibc)
   import Glibc
@@ -183,61 +184,47 @@ enum LoadCommand {
     var durationGiven = false
     var yardstick = false
     var runs = 4
-    var arguments = CommandLine.arguments.dropFirst()
-    func value(_ name: String) -> String {
-      guard let value = arguments.popFirst() else { usageError("\(name) needs a value") }
-      return value
-    }
-    func number<T: LosslessStringConvertible>(_ name: String, _ type: T.Type) -> T {
-      let text = value(name)
-      guard let number = T(text) else { usageError("\(name): not a number: \(text)") }
-      return number
-    }
+    var arguments = ArgumentList(CommandLine.arguments.dropFirst(), refusing: usageError)
     // Each rule is checked on its own, so that a mistake is named alone.
-    while let argument = arguments.popFirst() {
+    while let argument = arguments.next() {
       switch argument {
       case "--connections":
-        connections = number(argument, Int.self)
+        connections = arguments.number(of: argument, as: Int.self)
         guard connections >= 2, connections % 2 == 0 else {
           usageError(
             "--connections: \(connections) is not an even number of at least 2 (each game seats "
               + "two connections)")
         }
       case "--duration":
-        duration = number(argument, Double.self)
+        duration = arguments.number(of: argument, as: Double.self)
         durationGiven = true
         guard duration > 0, duration.isFinite else {
           usageError("--duration: \(duration) is not a positive number of seconds")
         }
-      case "--seed": seed = number(argument, UInt64.self)
-      case "--host": host = value(argument)
-      case "--port":
-        let requested = number(argument, Int.self)
-        guard (1...65535).contains(requested) else {
-          usageError("--port: \(requested) is out of range: a port is 1 to 65535")
-        }
-        port = UInt16(requested)
-      case "--server-pid": serverPID = number(argument, Int32.self)
+      case "--seed": seed = arguments.number(of: argument, as: UInt64.self)
+      case "--host": host = arguments.value(of: argument)
+      case "--port": port = arguments.port(of: argument, allowingZero: false)
+      case "--server-pid": serverPID = arguments.number(of: argument, as: Int32.self)
       case "--durable":
         durableDirectory =
           FileManager.default.temporaryDirectory
           .appendingPathComponent("tictactoe-load-\(getpid())").path
       case "--server":
-        gameServer = URL(fileURLWithPath: value(argument))
+        gameServer = URL(fileURLWithPath: arguments.value(of: argument))
         guard FileManager.default.isExecutableFile(atPath: gameServer.path) else {
           usageError("--server: \(gameServer.path) is not an executable")
         }
       case "--server-args":
-        serverArguments = value(argument).split(separator: " ").map(String.init)
+        serverArguments = arguments.value(of: argument).split(separator: " ").map(String.init)
       case "--rounds":
-        let count = number(argument, Int.self)
+        let count = arguments.number(of: argument, as: Int.self)
         guard (1...1000).contains(count) else {
           usageError("--rounds: \(count) is not a number of rounds from 1 to 1000")
         }
         rounds = count
       case "--yardstick": yardstick = true
       case "--runs":
-        runs = number(argument, Int.self)
+        runs = arguments.number(of: argument, as: Int.self)
         guard runs >= 2, runs % 2 == 0 else {
           usageError("--runs: \(runs) is not an even number of at least 2 (server, baseline, …)")
         }

@@ -70,37 +70,22 @@ struct Options {
   var abandonAfter = 3600.0
 
   init(_ arguments: [String]) {
-    var arguments = arguments[...]
-    func value(_ name: String) -> String {
-      guard let value = arguments.popFirst() else { usageError("\(name) needs a value") }
-      return value
-    }
-    func number<T: LosslessStringConvertible>(_ name: String, _ type: T.Type) -> T {
-      let text = value(name)
-      guard let number = T(text) else { usageError("\(name): not a number: \(text)") }
-      return number
-    }
-    while let argument = arguments.popFirst() {
+    var arguments = ArgumentList(arguments, refusing: usageError)
+    while let argument = arguments.next() {
       switch argument {
-      case "--host": host = value(argument)
-      case "--port":
-        // Read as any integer first, so that 99999 is said to be out of range, not no number.
-        let requested = number(argument, Int.self)
-        guard let valid = UInt16(exactly: requested) else {
-          usageError(
-            "--port: \(requested) is out of range: a port is 1 to 65535 (0 picks a free one)")
-        }
-        port = valid
-      case "--idle-timeout": idleTimeout = number(argument, Double.self)
-      case "--max-frame": limits.maximumFrameBytes = number(argument, Int.self)
-      case "--max-output": limits.maximumOutputBytes = number(argument, Int.self)
-      case "--max-connections": limits.maximumConnections = number(argument, Int.self)
+      case "--host": host = arguments.value(of: argument)
+      case "--port": port = arguments.port(of: argument, allowingZero: true)
+      case "--idle-timeout": idleTimeout = arguments.number(of: argument, as: Double.self)
+      case "--max-frame": limits.maximumFrameBytes = arguments.number(of: argument, as: Int.self)
+      case "--max-output": limits.maximumOutputBytes = arguments.number(of: argument, as: Int.self)
+      case "--max-connections":
+        limits.maximumConnections = arguments.number(of: argument, as: Int.self)
       case "--quiet": quiet = true
       case "--echo": echo = true
       case "--baseline": baseline = true
-      case "--data-dir": dataDirectory = value(argument)
+      case "--data-dir": dataDirectory = arguments.value(of: argument)
       case "--repair-journal": repairJournal = true
-      case "--abandon-after": abandonAfter = number(argument, Double.self)
+      case "--abandon-after": abandonAfter = arguments.number(of: argument, as: Double.self)
       case "-h", "--help":
         FileHandle.standardOutput.write(Data((usage + "\n").utf8))
         exit(0)
