@@ -19,6 +19,7 @@ extension PostgresActionLogDatabase {
   /// Makes `log`'s staged lines durable: returns the outcome of the commit that included them,
   /// committing every log's staged lines now if none did yet.
   func flush(log: String) throws(ActionLogError) {
+    waitForNextAttempt(log: log)
     let outcome = withState { state -> ActionLogError? in
       guard let entry = state.logs[log] else { return nil }
       if entry.outcome == nil {
@@ -29,6 +30,21 @@ extension PostgresActionLogDatabase {
       return state.logs[log]?.outcome ?? nil
     }
     if let outcome { throw outcome }
+  }
+
+  /// If this flush is the one to commit `log`'s lines and the connection is down, waits until
+  /// the next connection attempt is due: on the committer's thread (the round waits, as it would
+  /// for a slow disk), without the lock, so that `commitCount` and `isUnavailable` answer.
+  private func waitForNextAttempt(log: String) {
+    let wait = withState { state -> Duration in
+      guard state.connection == nil, let entry = state.logs[log], entry.outcome == nil,
+        !entry.staged.isEmpty
+      else { return .zero }
+      return state.nextAttempt - ContinuousClock.now
+    }
+    guard wait > .zero else { return }
+    Thread.sleep(
+      forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
   }
 
   /// Forgets a log whose sink is gone.

@@ -161,18 +161,16 @@ public final class PostgresActionLogDatabase: @unchecked Sendable {
 
   // MARK: The connection
 
-  /// The connection, reconnecting if it is down and the backoff allows (waiting for it first).
+  /// The connection, reconnecting if it is down and the backoff allows; `unavailable` before
+  /// the next attempt is due (`waitForNextAttempt` waits for it, without the lock).
   ///
   /// Called with the lock held.
   func connection(in state: inout State) throws(ActionLogError) -> PostgresConnection {
     if let connection = state.connection, connection.isConnected { return connection }
     state.connection = nil
-    let wait = state.nextAttempt - ContinuousClock.now
-    if wait > .zero {
-      // On the committer's thread: the round waits, as it would for a slow disk. The lock stays
-      // held (at most the longest backoff): `commitCount` and `isUnavailable` wait meanwhile.
-      let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
-      Thread.sleep(forTimeInterval: seconds)
+    guard ContinuousClock.now >= state.nextAttempt else {
+      throw ActionLogError(
+        path: "database", line: nil, reason: .unavailable("reconnecting after a backoff"))
     }
     do {
       let connection = try PostgresConnection(connectionString)
