@@ -111,7 +111,9 @@ enum PostgresServerCommand {
     FileHandle.standardOutput.write(Data("listening on \(server.address)\n".utf8))
 
     let stopSignal = process.waitForShutdown(signals) {
-      ServerProcess.holding(gameServer, server)
+      ServerProcess.holding(gameServer, server) + ", database "
+        + (database.isUnavailable ? "unavailable" : "connected") + ", \(database.commitCount) "
+        + "commits, \(journal.log.recordedCount - journal.log.durableCount) entries waiting"
     }
     process.log("\(stopSignal): no new connections; closing sessions")
     server.stop { gameServer.shutdown() }
