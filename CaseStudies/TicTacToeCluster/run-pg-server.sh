@@ -65,7 +65,12 @@ for candidate in $(shuf -i 20000-60000 -n 20); do
     break
   fi
 done
-[ -n "$port" ] || { echo "run-pg-server.sh: PostgreSQL did not start: see $directory/postgresql.log" >&2; exit 71; }
+if [ -z "$port" ]; then
+  # The directory goes with the cleanup: show the log first.
+  echo "run-pg-server.sh: PostgreSQL did not start; its log:" >&2
+  cat "$directory/postgresql.log" >&2 2> /dev/null || true
+  exit 71
+fi
 echo "run-pg-server.sh: PostgreSQL on 127.0.0.1:$port (data in $directory)" >&2
 
 swift build --package-path "$package" --product tictactoe-pg-server > /dev/null
