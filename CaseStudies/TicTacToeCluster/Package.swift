@@ -36,7 +36,14 @@ let package = Package(
       ]
     ),
     // Against a throwaway PostgreSQL each (initdb, pg_ctl on a free loopback port).
-    .testTarget(name: "PostgresActionLogTests", dependencies: ["PostgresActionLog"]),
+    // The server's tests start the real `tictactoe-pg-server`, built beside the test bundle.
+    .testTarget(
+      name: "PostgresActionLogTests",
+      dependencies: [
+        "PostgresActionLog",
+        .product(name: "TicTacToeServerCore", package: "Unidirectional"),
+      ]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -14,7 +14,7 @@ final class TestClient {
   private var buffer: [UInt8] = []
 
   init(port: UInt16) throws {
-    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = port.bigEndian
@@ -24,10 +24,14 @@ final class TestClient {
         Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
       }
     }
+    // Closed here, before the object is whole: `deinit` (which a throw after that runs) would
+    // close the number a second time, by then perhaps another thread's new socket.
     guard status == 0 else {
+      let reason = String(cString: strerror(errno))
       close(fd)
-      throw ClientError("connect: \(String(cString: strerror(errno)))")
+      throw ClientError("connect: \(reason)")
     }
+    self.fd = fd
     var timeout = timeval(tv_sec: 10, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     var one: Int32 = 1
