@@ -32,12 +32,12 @@ extension PostgresActionLogDatabase {
     if let outcome { throw outcome }
   }
 
-  /// If this flush is the one to commit `log`'s lines and the connection is down, waits until
+  /// If this flush is the one to commit `log`'s lines and the database is down, waits until
   /// the next connection attempt is due: on the committer's thread (the round waits, as it would
   /// for a slow disk), without the lock, so that `commitCount` and `isUnavailable` answer.
   private func waitForNextAttempt(log: String) {
     let wait = withState { state -> Duration in
-      guard state.connection == nil, let entry = state.logs[log], entry.outcome == nil,
+      guard state.isDown, let entry = state.logs[log], entry.outcome == nil,
         !entry.staged.isEmpty
       else { return .zero }
       return state.nextAttempt - ContinuousClock.now
@@ -56,11 +56,22 @@ extension PostgresActionLogDatabase {
   /// A log whose key holds other bytes is refused alone, and the others committed without it.
   private func commitStaged(in state: inout State) {
     var names = state.logs.filter { !$0.value.staged.isEmpty }.map(\.key).sorted()
+    // A connection made before this round may have died meanwhile (a database restarted while
+    // the server was idle): its loss is learnt only now, so the round is tried once more on a
+    // new connection before it fails.
+    var mayRetryOnANewConnection = state.connection != nil
     while !names.isEmpty {
       let outcome = commitOnce(names, in: &state)
+      if case .failed(_, let lostConnection) = outcome, lostConnection, mayRetryOnANewConnection {
+        mayRetryOnANewConnection = false
+        state.connection = nil
+        state.nextAttempt = ContinuousClock.now
+        continue
+      }
       switch outcome {
       case .committed:
         state.commits += 1
+        markUp(&state)
         for name in names {
           guard let last = state.logs[name]?.staged.last?.sequence else { continue }
           state.logs[name]?.committedThrough = last
@@ -72,7 +83,7 @@ extension PostgresActionLogDatabase {
         state.logs[name]?.staged = []
         state.logs[name]?.outcome = .some(error)
         names.removeAll { $0 == name }
-      case .failed(let error):
+      case .failed(let error, _):
         for name in names {
           // Nothing of the round is kept: the logs hand their lines again (unavailable), or
           // have stopped.
@@ -87,7 +98,8 @@ extension PostgresActionLogDatabase {
   private enum CommitOutcome {
     case committed
     case conflict(String, ActionLogError)
-    case failed(ActionLogError)
+    /// The round failed; `lostConnection` if the connection is gone.
+    case failed(ActionLogError, lostConnection: Bool)
   }
 
   private func commitOnce(_ names: [String], in state: inout State) -> CommitOutcome {
@@ -95,7 +107,7 @@ extension PostgresActionLogDatabase {
     do throws(ActionLogError) {
       connection = try self.connection(in: &state)
     } catch {
-      return .failed(error)
+      return .failed(error, lostConnection: false)
     }
     do throws(PostgresConnection.Failure) {
       _ = try connection.execute("BEGIN")
@@ -111,16 +123,20 @@ extension PostgresActionLogDatabase {
         return .failed(
           ActionLogError(
             path: names.joined(separator: ", "), line: nil,
-            reason: .unavailable("the transaction was rolled back (\(commit.commandStatus))")))
+            reason: .unavailable("the transaction was rolled back (\(commit.commandStatus))")),
+          lostConnection: false)
       }
       return .committed
     } catch {
-      if error.isConnectionLost {
-        markDown(&state, because: error.message)
-      } else {
-        _ = try? connection.execute("ROLLBACK")
+      if !error.isConnectionLost { _ = try? connection.execute("ROLLBACK") }
+      // Whatever passes (a lost connection, a full disk, a standby) is retried after the
+      // backoff, never at once: the log hands the lines again as soon as the round fails.
+      if error.isTransient {
+        markDown(&state, because: error.message, dropping: error.isConnectionLost)
       }
-      return .failed(Self.error(error, log: names.joined(separator: ", ")))
+      return .failed(
+        Self.error(error, log: names.joined(separator: ", ")),
+        lostConnection: error.isConnectionLost)
     }
   }
 

@@ -39,6 +39,10 @@ extension PostgresActionLogDatabase {
     initialState: R.State, reducer: R, committer: ActionLogCommitter
   ) throws(ActionLogError) -> ActionLogRecovery<R.State, R.Action>
   where R.Action: Codable & Sendable, R.State: Codable & Sendable {
+    guard !name.isEmpty, !name.utf8.contains(0) else {
+      throw ActionLogError(
+        path: name, line: nil, reason: .fileError("a log's name is not empty and holds no NUL"))
+    }
     let rows = try withState { state throws(ActionLogError) -> StoredLog in
       guard state.logs[name] == nil else {
         throw ActionLogError(
@@ -50,7 +54,9 @@ extension PostgresActionLogDatabase {
         state.logs[name] = LogState(committedThrough: rows.lastSequence)
         return rows
       } catch {
-        if error.isConnectionLost { markDown(&state, because: error.message) }
+        if error.isTransient {
+          markDown(&state, because: error.message, dropping: error.isConnectionLost)
+        }
         throw Self.error(error, log: name)
       }
     }
@@ -87,7 +93,9 @@ extension PostgresActionLogDatabase {
             """,
             [.text(name), .text(String(sequence)), .binary(snapshot)])
         } catch {
-          if error.isConnectionLost { markDown(&state, because: error.message) }
+          if error.isTransient {
+            markDown(&state, because: error.message, dropping: error.isConnectionLost)
+          }
           throw Self.error(error, log: name)
         }
       }

@@ -51,15 +51,20 @@ import Unidirectional
 /// ## When the database goes away
 ///
 /// A lost connection, or a server that refuses for a reason that passes (shutting down,
-/// starting up, out of connections, a serialization failure), fails only the round under way:
-/// its waiters receive ``ActionLogError/Reason/unavailable(_:)``, nothing of it is
-/// acknowledged, and the log keeps its lines and writes them in a later round. The database
-/// reconnects with exponential backoff (from `backoff.lowerBound`, doubling, up to
-/// `backoff.upperBound`), blocking the committer's thread between attempts, and says so once
-/// through `log` when it loses the connection and once when it has it back. Put
-/// `connect_timeout` in the connection string: libpq waits forever otherwise. Any other error
-/// (a missing privilege, another writer's bytes under the same key) stops the logs of that
-/// round, as a failing disk stops a file log.
+/// starting up, out of connections, a full disk, a serialization failure, a read-only standby
+/// during a failover), fails only the round under way: its waiters receive
+/// ``ActionLogError/Reason/unavailable(_:)``, nothing of it is acknowledged, and the log keeps
+/// its lines and writes them in a later round. The next attempt waits for a backoff (from
+/// `backoff.lowerBound`, doubling, up to `backoff.upperBound`), on the committer's thread, and
+/// the database says so once through `log` when it becomes unavailable and once when a round
+/// commits again. A connection lost while the process was idle (a database restarted
+/// meanwhile) is learnt of at the next round, which is then tried once more, at once, on a new
+/// connection. A server that stops answering fails the round after `answerTimeout`, and its
+/// connection is abandoned. Any other error (a missing privilege, another writer's bytes under
+/// the same key) stops the logs of that round, as a failing disk stops a file log.
+///
+/// Commits wait for the WAL to be flushed: a session whose database defaults to
+/// `synchronous_commit = off` (or `local`) raises it to `on`.
 public final class PostgresActionLogDatabase: @unchecked Sendable {
   // Safe: `state` (the connection and every log's bookkeeping) is read and written only with
   // `lock` held; everything else is immutable.
@@ -90,32 +95,41 @@ public final class PostgresActionLogDatabase: @unchecked Sendable {
   private var state: State
   private let connectionString: String
   private let backoff: ClosedRange<Duration>
+  private let answerTimeout: Duration
   private let log: @Sendable (String) -> Void
 
   /// Connects to the database and creates its tables if they are missing.
   ///
   /// - Parameters:
   ///   - connectionString: A libpq connection string, such as
-  ///     `host=127.0.0.1 port=5432 user=app dbname=app connect_timeout=5`.
-  ///   - backoff: The first and the longest wait between reconnection attempts.
-  ///   - log: Receives one line when the connection is lost and one when it is back;
-  ///     standard error by default.
+  ///     `host=127.0.0.1 port=5432 user=app dbname=app connect_timeout=5`, a `postgresql://`
+  ///     URI, or empty for libpq's environment (`PGHOST`, …). Without `connect_timeout`, a
+  ///     connection attempt gives up after 10 s. With several hosts, add
+  ///     `target_session_attrs=read-write`, so that a failover finds the new primary.
+  ///   - backoff: The first and the longest wait between attempts while the database is away.
+  ///   - answerTimeout: How long a statement (a round's `COMMIT`, say) waits for the server's
+  ///     answer before the connection is abandoned and the round fails as unavailable: a
+  ///     stalled server would hold every acknowledgement otherwise.
+  ///   - log: Receives one line when the database becomes unavailable and one when it is
+  ///     back; standard error by default.
   /// - Throws: ``ActionLogError`` with ``ActionLogError/Reason/unavailable(_:)`` if the
   ///   database cannot be reached, or ``ActionLogError/Reason/fileError(_:)`` with the server's
   ///   message if the tables cannot be created.
   public init(
     connectionString: String,
     backoff: ClosedRange<Duration> = .milliseconds(100)...(.seconds(2)),
+    answerTimeout: Duration = .seconds(10),
     log: @escaping @Sendable (String) -> Void = { message in
       FileHandle.standardError.write(Data((message + "\n").utf8))
     }
   ) throws(ActionLogError) {
     self.connectionString = connectionString
     self.backoff = backoff
+    self.answerTimeout = answerTimeout
     self.log = log
     self.state = State(backoff: backoff.lowerBound)
     do {
-      let connection = try PostgresConnection(connectionString)
+      let connection = try Self.connect(connectionString, answerTimeout: answerTimeout)
       for statement in Self.schema { _ = try connection.execute(statement) }
       state.connection = connection
     } catch {
@@ -161,8 +175,22 @@ public final class PostgresActionLogDatabase: @unchecked Sendable {
 
   // MARK: The connection
 
-  /// The connection, reconnecting if it is down and the backoff allows; `unavailable` before
-  /// the next attempt is due (`waitForNextAttempt` waits for it, without the lock).
+  /// A new connection, whose commits wait for the WAL to be flushed whatever the database's
+  /// default (`synchronous_commit` raised to `on` from `off` or `local`, left as it is
+  /// otherwise): an acknowledged line must survive a crash of PostgreSQL.
+  static func connect(
+    _ connectionString: String, answerTimeout: Duration
+  ) throws(PostgresConnection.Failure) -> PostgresConnection {
+    let connection = try PostgresConnection(connectionString, answerTimeout: answerTimeout)
+    let setting = try connection.execute("SHOW synchronous_commit").rows.first?[0]
+    if let setting, ["off", "local"].contains(String(decoding: setting, as: UTF8.self)) {
+      _ = try connection.execute("SET synchronous_commit TO on")
+    }
+    return connection
+  }
+
+  /// The connection, reconnecting if there is none and the backoff allows; `unavailable`
+  /// before the next attempt is due (`waitForNextAttempt` waits for it, without the lock).
   ///
   /// Called with the lock held.
   func connection(in state: inout State) throws(ActionLogError) -> PostgresConnection {
@@ -173,24 +201,30 @@ public final class PostgresActionLogDatabase: @unchecked Sendable {
         path: "database", line: nil, reason: .unavailable("reconnecting after a backoff"))
     }
     do {
-      let connection = try PostgresConnection(connectionString)
+      let connection = try Self.connect(connectionString, answerTimeout: answerTimeout)
       state.connection = connection
-      state.backoff = backoff.lowerBound
-      if state.isDown {
-        state.isDown = false
-        log("PostgresActionLog: connected again; writing the lines kept meanwhile")
-      }
       return connection
     } catch {
-      markDown(&state, because: error.message)
+      markDown(&state, because: error.message, dropping: true)
       throw ActionLogError(
         path: "database", line: nil, reason: .unavailable(Self.firstLine(error.message)))
     }
   }
 
-  /// Drops the connection and schedules the next attempt after the current backoff.
-  func markDown(_ state: inout State, because message: String) {
-    state.connection = nil
+  /// The database answered a round again after being unavailable: says so, and resets the
+  /// backoff.
+  func markUp(_ state: inout State) {
+    state.backoff = backoff.lowerBound
+    guard state.isDown else { return }
+    state.isDown = false
+    log("PostgresActionLog: connected again; writing the lines kept meanwhile")
+  }
+
+  /// Schedules the next attempt after the current backoff, dropping the connection if it is
+  /// gone (a live one is kept: the database refused for a reason that passes, such as a full
+  /// disk or a standby's read-only answer).
+  func markDown(_ state: inout State, because message: String, dropping: Bool) {
+    if dropping { state.connection = nil }
     state.nextAttempt = ContinuousClock.now + state.backoff
     let next = state.backoff
     state.backoff = min(state.backoff * 2, backoff.upperBound)
