@@ -120,4 +120,55 @@ import UnidirectionalTestSupport
     }
     #expect(moves == [4, 0, 8])
   }
+
+  /// A client that hangs up as soon as it reads `bye`: its connection's end may reach the
+  /// server before the committer's thread, which sent the `bye`, marks the session as closed
+  /// for `unavailable` (here the hang-up runs inside the delivery, as it would on a preempted
+  /// committer thread).
+  @Test func aClientThatHangsUpOnByeAtOnceDoesNotForfeitItsGame() throws {
+    let sink = OutageSink()
+    let recovered = try DurableActionLog<Journal.Action>.recover(
+      header: nil, snapshot: nil, entries: Data(), continuingIn: sink, name: "outage",
+      program: GameJournal.program, schemaVersion: GameJournal.schemaVersion,
+      redactsSecrets: false, initialState: Journal.State(), reducer: Journal(),
+      committer: ActionLogCommitter())
+    let journal = GameJournal(recovered: recovered, writeSnapshot: { _, _ in })
+    let server = GameServer(journal: journal)
+    let ann = RecordingClient(server)
+    // Bob's connection ends the moment `bye` arrives.
+    let bobID = Locked<Int?>(nil)
+    let bobFrames = Locked<[ServerFrame]>([])
+    let bob = server.connect(
+      ClientLink(
+        deliver: { frame in
+          bobFrames.withLock { $0.append(frame) }
+          if case .bye = frame, let id = bobID.withLock({ $0 }) {
+            server.disconnect(id, reason: .disconnected)
+          }
+        },
+        close: {}))
+    bobID.withLock { $0 = bob }
+    ann.send(#"{"type":"hello","name":"Ann"}"#)
+    ann.send(#"{"type":"join"}"#)
+    server.receive(Array(#"{"type":"hello","name":"Bob"}"#.utf8), from: bob)
+    server.receive(Array(#"{"type":"join"}"#.utf8), from: bob)
+    _ = Self.frames(ann, until: Self.isState(moves: 0))
+
+    sink.takeDown()
+    ann.send(#"{"type":"move","game":"g1","cell":4,"seq":1}"#)
+    _ = Self.frames(ann) { $0 == .bye(.unavailable) }
+    server.disconnect(ann.id, reason: .disconnected)
+    // wall-clock: a failure bound; a passing run goes on as soon as Bob's bye arrived.
+    let deadline = ContinuousClock.now + .seconds(10)
+    while !bobFrames.withLock({ $0.contains(.bye(.unavailable)) }), ContinuousClock.now < deadline {
+      sched_yield()
+    }
+    #expect(bobFrames.withLock { $0.contains(.bye(.unavailable)) })
+    // Neither player forfeited: the game waits for both to rejoin.
+    #expect(server.statistics.games == 1)
+    #expect(
+      !bobFrames.withLock { $0 }.contains { frame in
+        if case .state(let view) = frame { view.outcome != nil } else { false }
+      })
+  }
 }
