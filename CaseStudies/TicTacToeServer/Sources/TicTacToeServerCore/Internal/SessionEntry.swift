@@ -130,6 +130,9 @@ final class SessionEntry: Sendable {
       if let failure {
         outbox.withLock { $0.held = [] }
         if case .unavailable(let why) = failure.reason {
+          // Before the client can read `bye` and hang up: that end of the connection closes the
+          // session as unavailable, not as a disconnect that forfeits its game.
+          closedAsUnavailable.store(true, ordering: .releasing)
           // The journal goes on once its storage is back: the client comes back then.
           link.deliver(
             .error(
@@ -138,7 +141,6 @@ final class SessionEntry: Sendable {
                 + "last reply is acknowledged; rejoin with your seat token in a moment",
               seq: nil))
           link.deliver(.bye(.unavailable))
-          closedAsUnavailable.store(true, ordering: .releasing)
         } else {
           link.deliver(.bye(.shutdown))
         }
