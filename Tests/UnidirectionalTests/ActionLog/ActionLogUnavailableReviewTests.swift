@@ -8,8 +8,8 @@ import UnidirectionalTestSupport
   typealias State = ActionLogRecoveryTests.State
   typealias Action = ActionLogRecoveryTests.Action
 
-  /// A sink whose first flush waits until the test lets it go, then refuses the round as
-  /// unavailable; later rounds are kept.
+  /// A sink whose first flush of a round holding entry 1 waits until the test lets it go, then
+  /// refuses the round as unavailable; other rounds are kept (the header's own round too).
   final class GatedSink: ActionLogSink {
     private struct Storage {
       var round = Data()
@@ -30,9 +30,12 @@ import UnidirectionalTestSupport
 
     func flush() throws(ActionLogError) {
       let isFirst = storage.withLock { storage -> Bool in
+        let holdsEntry1 = String(decoding: storage.round, as: UTF8.self).contains(
+          "\"sequence\":1,")
+        guard holdsEntry1, storage.flushes == 0 else { return false }
         storage.flushes += 1
-        if storage.flushes == 1 { storage.isInFirstFlush = true }
-        return storage.flushes == 1
+        storage.isInFirstFlush = true
+        return true
       }
       if isFirst {
         // On the committer's own thread: the round waits for the test.
