@@ -73,7 +73,12 @@ if [ -z "$port" ]; then
 fi
 echo "run-pg-server.sh: PostgreSQL on 127.0.0.1:$port (data in $directory)" >&2
 
-swift build --package-path "$package" --product tictactoe-pg-server > /dev/null
+# Quiet when it builds; its errors shown when it does not.
+if ! build_log=$(swift build --package-path "$package" --product tictactoe-pg-server 2>&1); then
+  echo "$build_log" >&2
+  echo "run-pg-server.sh: tictactoe-pg-server did not build (see above)" >&2
+  exit 1
+fi
 "$package/.build/debug/tictactoe-pg-server" \
   --database "host=127.0.0.1 port=$port user=postgres dbname=postgres connect_timeout=5" "$@" &
 server_pid=$!

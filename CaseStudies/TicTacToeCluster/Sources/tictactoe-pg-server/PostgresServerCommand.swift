@@ -117,7 +117,7 @@ enum PostgresServerCommand {
     }
     process.log("\(stopSignal): no new connections; closing sessions")
     server.stop { gameServer.shutdown() }
-    process.drain(journal, place: "in PostgreSQL", commits: database.commitCount)
+    process.drain(journal, place: "in PostgreSQL", commits: { database.commitCount })
     let statistics = gameServer.statistics
     process.log(
       "stopped: \(statistics.gamesStarted) games started, \(statistics.moves) moves in "
@@ -143,10 +143,10 @@ enum PostgresServerCommand {
       process.log("journal '\(options.journal)' in PostgreSQL: " + (journal.recovery ?? "new"))
       return (database, journal)
     } catch {
-      if case .unavailable = error.reason {
+      if case .unavailable(let why) = error.reason {
         process.fail(
-          "the database cannot be reached: \(error); check --database (or PGHOST, PGPORT…) "
-            + "and that PostgreSQL runs", code: 69)
+          "the database cannot be reached (\(why)); check --database (or PGHOST, PGPORT…) and "
+            + "that PostgreSQL runs", code: 69)
       }
       if case .damaged = error.reason {
         process.fail(

@@ -119,11 +119,6 @@ import Unidirectional
   @Test func oneTransactionCoversEveryLogOfARound() async throws {
     try await ThrowawayPostgres.with { server in
       let database = try Self.database(server)
-      let committer = ActionLogCommitter(concurrentFlushes: 1)
-      let a = try Self.open("a", in: database, committer: committer)
-      let b = try Self.open("b", in: database, committer: committer)
-      try await a.1.waitUntilDurable()
-      try await b.1.waitUntilDurable()
       // Two sinks written in one round: the first flush commits both, the second finds its
       // lines committed.
       let sinkA = PostgresActionLogSink(database: database, name: "c")

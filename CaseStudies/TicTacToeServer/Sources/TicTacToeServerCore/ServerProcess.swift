@@ -93,28 +93,41 @@ public struct ServerProcess: Sendable {
     return number == SIGINT ? "SIGINT" : "SIGTERM"
   }
 
-  /// Waits until everything sent to `journal` is durable (or its log failed), and logs how
-  /// many entries it holds: `journal: N entries on disk, F flushes in this run` (the load tool
-  /// reads this line).
+  /// Waits until everything sent to `journal` is durable (or its last round failed), and logs
+  /// how many entries it holds: `journal: N entries on disk, F flushes in this run` (the load
+  /// tool reads this line), and, if some never became durable, how many and why.
   ///
   /// - Parameters:
   ///   - journal: The journal.
   ///   - place: Where the entries are, for "on disk".
-  ///   - commits: The transactions that made them durable, for a journal in a database: then
-  ///     the line ends with "C commits in this run".
-  public func drain(_ journal: GameJournal, place: String = "on disk", commits: Int? = nil) {
+  ///   - commits: The transactions that made them durable, for a journal in a database, read
+  ///     once the wait is over: then the line ends with "C commits in this run".
+  public func drain(
+    _ journal: GameJournal, place: String = "on disk", commits: (@Sendable () -> Int)? = nil
+  ) {
     // Detached: a task made here would run on the main actor, whose thread this one is,
     // waiting.
+    let outcome = Locked<ActionLogError?>(nil)
     let flushed = DispatchSemaphore(value: 0)
     Task.detached {
-      try? await journal.log.waitUntilDurable()
+      do throws(ActionLogError) {
+        try await journal.log.waitUntilDurable()
+      } catch {
+        outcome.withLock { $0 = error }
+      }
       flushed.signal()
     }
     flushed.wait()
     let count =
-      commits.map { ", \($0) commits in this run" }
+      commits.map { ", \($0()) commits in this run" }
       ?? journal.flushCount.map { ", \($0) flushes in this run" } ?? ""
     log("journal: \(journal.log.durableCount) entries \(place)" + count)
+    let lost = journal.log.recordedCount - journal.log.durableCount
+    if lost > 0, let error = outcome.withLock({ $0 }) {
+      log(
+        "warning: \(lost) journal entries were never made durable (\(error)); none of them was "
+          + "acknowledged, and a restart recovers the games without them")
+    }
   }
 
   /// What a game server holds now, on one line: its sessions and games (objects alive, not only

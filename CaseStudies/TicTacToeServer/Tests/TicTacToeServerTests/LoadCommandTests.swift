@@ -44,14 +44,30 @@ import UnidirectionalTestSupport
     defer { try? FileManager.default.removeItem(at: directory) }
     let copy = directory.appendingPathComponent("tictactoe-load")
     try FileManager.default.copyItem(at: Program.executable(named: "tictactoe-load"), to: copy)
-    let process = Process()
-    process.executableURL = copy
-    process.arguments = ["--connections", "2", "--duration", "1"]
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
+    var process = Process()
+    var output = Pipe()
+    var errors = Pipe()
+    // A process another test forks while the copy is being written inherits its descriptor
+    // until it execs: running the copy meanwhile fails with ETXTBSY ("text file busy"), and
+    // succeeds once that child has moved on.
+    for attempt in 1...100 {
+      process = Process()
+      process.executableURL = copy
+      process.arguments = ["--connections", "2", "--duration", "1"]
+      output = Pipe()
+      errors = Pipe()
+      process.standardOutput = output
+      process.standardError = errors
+      do {
+        try process.run()
+        break
+      } catch let error as NSError
+        where attempt < 100
+        && (error.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == Int(ETXTBSY)
+      {
+        usleep(10_000)  // The pace of the retries, not a condition of the test.
+      }
+    }
     let said = String(
       decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     let printed = output.fileHandleForReading.readDataToEndOfFile()
