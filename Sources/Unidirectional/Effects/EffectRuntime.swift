@@ -16,6 +16,8 @@ import Synchronization
 final class EffectRuntime<Action: Sendable>: Sendable {
   private typealias StateMachine = EffectRuntimeStateMachine<Action>
 
+  /// The runtime's state. Asked under this lock what to do; what it returns is done after
+  /// unlocking, except creating a task (see `spawn`).
   private let machine = Locked(StateMachine())
 
   /// Delivers actions to the store; set once the store exists, and holding it weakly so that
