@@ -1,47 +1,24 @@
 import Synchronization
 
-// Over 300 lines on purpose: one lock-guarded state machine (`Storage`) that every section
-// below changes (start, run, throttle, cancel); its state stays `private` to this file.
+// Over 300 lines on purpose: the runtime's sections (start, run, throttle, cancel, watch) each
+// act on what its state machine (`EffectRuntimeStateMachine`) returns; they share its lock.
 
 /// Starts, tracks and cancels the effects of one store.
 ///
-/// States of the runtime (`Storage`):
-/// - running: effects start as tasks; each is tracked in `running` until it ends, and under its
-///   cancellation ids in `tasksByCancelID`.
-/// - shut down: the store is gone. Running tasks were cancelled; new effects do not start, and
-///   actions they would send are dropped.
+/// Its state (the tasks running and their cancellation ids, throttle windows, navigation
+/// children's lives and watches, whether the store is gone) is an `EffectRuntimeStateMachine`
+/// behind a lock: each section below asks it under the lock what to do, then does it (cancels
+/// tasks, ends children's lives, starts effects, reports issues) after unlocking.
 ///
 /// Cancellation ids live here, so they are scoped to one store: two stores never cancel each
 /// other's effects.
 @usableFromInline
 final class EffectRuntime<Action: Sendable>: Sendable {
-  private struct Storage {
-    var nextTaskID: UInt64 = 0
-    var running: [UInt64: Task<Void, Never>] = [:]
-    var tasksByCancelID: [EffectID: Set<UInt64>] = [:]
-    /// Open throttle windows by id, with the effect waiting for the window's end, if any.
-    var throttleWindows: [EffectID: Effect<Action>?] = [:]
-    var isShutDown = false
-    /// The lives of the navigation children whose ids tasks were started under, until the id is
-    /// cancelled (the child is gone) or nothing holds the life any more. Held weakly: a child's
-    /// tasks, and the `Send`s and queued actions they made, hold it; once they are all gone,
-    /// nothing can act for the child (see `ChildLifetime`).
-    var lifetimes: [EffectID: WeakLifetime] = [:]
-    /// How to tell, after an action, which navigation children with effects are gone (see
-    /// `ChildWatch`), by key.
-    var watches = WatchSet()
-    /// `releases.count` when the watches were last pruned.
-    var releasesPruned = 0
-  }
+  private typealias StateMachine = EffectRuntimeStateMachine<Action>
 
-  private struct WeakLifetime {
-    weak var lifetime: ChildLifetime?
-  }
-
-  /// Counts the child lives this runtime made that were released (see `pruneWatches`).
-  private let releases = ChildLifetime.ReleaseCounter()
-
-  private let storage = Locked(Storage())
+  /// The runtime's state. Asked under this lock what to do; what it returns is done after
+  /// unlocking, except creating a task (see `spawn`).
+  private let machine = Locked(StateMachine())
 
   /// Delivers actions to the store; set once the store exists, and holding it weakly so that
   /// running effects never keep their store alive.
@@ -117,12 +94,12 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// Whether the effect task `origin` names was cancelled and is still running (it may be
   /// waiting for an action it sent).
   func wasCancelled(_ origin: EffectOrigin) -> Bool {
-    storage.withLock { $0.running[origin.task]?.isCancelled ?? false }
+    machine.withLock { $0.task(origin.task)?.isCancelled ?? false }
   }
 
   /// The number of effect tasks still running.
   var runningCount: Int {
-    storage.withLock { $0.running.count }
+    machine.withLock { $0.runningCount }
   }
 
   // MARK: Starting
@@ -235,14 +212,13 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     site: EffectSite? = nil,
     _ operation: @escaping @Sendable (EffectOrigin) async -> Void
   ) -> Task<Void, Never>? {
-    storage.withLock { storage in
-      guard !storage.isShutDown else { return nil }
-      let taskID = storage.nextTaskID
-      storage.nextTaskID += 1
+    machine.withLock { machine in
+      guard case .start(let taskID) = machine.startTask() else { return nil }
       // A task inside a child's effects (a nested `.cancellable`) runs for the child too. Only a
       // task started from inside an effect task (`parent`) runs for that task's children: a
       // top-level effect started while reducing on an effect's task is not the child's.
-      let children = childLifetimes(cancelIDs: cancelIDs, parent: parent, in: &storage)
+      let children = machine.childLifetimes(
+        cancelIDs: cancelIDs, inheriting: parent?.children ?? [])
       let origin = EffectOrigin(task: taskID, children: children, site: site ?? parent?.site)
       // A top-level effect started on a child's effect task is not the child's (see
       // `NavigationContext`); one started from inside an effect (`parent`) is.
@@ -262,28 +238,9 @@ final class EffectRuntime<Action: Sendable>: Sendable {
         self.finished(taskID, cancelIDs: cancelIDs)
         self.activity.taskEnded()
       }
-      storage.running[taskID] = task
-      for id in cancelIDs { storage.tasksByCancelID[id, default: []].insert(taskID) }
+      machine.taskStarted(task, taskID: taskID, cancelIDs: cancelIDs)
       return task
     }
-  }
-
-  /// The lives of the children a task or a `.send` under `cancelIDs` acts for: those of the
-  /// effect task it is started from (`parent`), then one per child id, made if it has none.
-  private func childLifetimes(
-    cancelIDs: [EffectID], parent: EffectOrigin?, in storage: inout Storage
-  ) -> [ChildLifetime] {
-    var children = parent?.children ?? []
-    for id in cancelIDs where id.isChildEffects {
-      if let lifetime = storage.lifetimes[id]?.lifetime {
-        children.append(lifetime)
-      } else {
-        let lifetime = ChildLifetime(releases: releases)
-        storage.lifetimes[id] = WeakLifetime(lifetime: lifetime)
-        children.append(lifetime)
-      }
-    }
-    return children
   }
 
   /// The origin of a synchronous `.send` under `cancelIDs`: a child's `.send` is dropped if the
@@ -294,22 +251,15 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// returned outside children, as for actions sent by the store's user.
   private func sendOrigin(cancelIDs: [EffectID], parent: EffectOrigin?) -> EffectOrigin? {
     guard parent != nil || cancelIDs.contains(where: \.isChildEffects) else { return nil }
-    let children = storage.withLock {
-      childLifetimes(cancelIDs: cancelIDs, parent: parent, in: &$0)
+    let children = machine.withLock {
+      $0.childLifetimes(cancelIDs: cancelIDs, inheriting: parent?.children ?? [])
     }
     // No task of its own: a `.send` started inside an effect task is that task's.
     return EffectOrigin(task: parent?.task ?? .max, children: children, site: parent?.site)
   }
 
   private func finished(_ taskID: UInt64, cancelIDs: [EffectID]) {
-    storage.withLock { storage in
-      storage.running[taskID] = nil
-      for cancelID in cancelIDs {
-        guard var ids = storage.tasksByCancelID[cancelID] else { continue }
-        ids.remove(taskID)
-        storage.tasksByCancelID[cancelID] = ids.isEmpty ? nil : ids
-      }
-    }
+    machine.withLock { $0.taskFinished(taskID, cancelIDs: cancelIDs) }
   }
 
   // MARK: Running
@@ -398,15 +348,8 @@ final class EffectRuntime<Action: Sendable>: Sendable {
     _ effect: Effect<Action>, id: EffectID, interval: Duration, clock: any Clock<Duration>,
     latest: Bool, cancelIDs: [EffectID], tasks: inout [Task<Void, Never>], parent: EffectOrigin?
   ) {
-    let opensWindow = storage.withLock { storage -> Bool in
-      guard let pending = storage.throttleWindows[id] else {
-        storage.throttleWindows[id] = .some(nil)
-        return true
-      }
-      if latest || pending == nil { storage.throttleWindows[id] = .some(effect) }
-      return false
-    }
-    guard opensWindow else { return }
+    let action = machine.withLock { $0.throttle(effect, id: id, latest: latest) }
+    guard case .runAndOpenWindow = action else { return }
     startSynchronously(effect, cancelIDs: cancelIDs, tasks: &tasks, parent: parent)
     let window = spawn(cancelIDs: cancelIDs + [id], priority: nil, parent: parent) { origin in
       await self.runThrottleWindow(id: id, interval: interval, clock: clock, origin: origin)
@@ -423,18 +366,11 @@ final class EffectRuntime<Action: Sendable>: Sendable {
       do {
         try await clock.sleep(for: interval)
       } catch {
-        storage.withLock { _ = $0.throttleWindows.removeValue(forKey: id) }
+        machine.withLock { $0.throttleWindowCancelled(id) }
         return
       }
-      let next = storage.withLock { storage -> Effect<Action>? in
-        guard case .some(.some(let pending)) = storage.throttleWindows[id] else {
-          storage.throttleWindows[id] = nil
-          return nil
-        }
-        storage.throttleWindows[id] = .some(nil)
-        return pending
-      }
-      guard let next else { return }
+      guard case .runAndWaitAgain(let next) = machine.withLock({ $0.throttleWindowEnded(id) })
+      else { return }
       var tasks: [Task<Void, Never>] = []
       startSynchronously(next, tasks: &tasks, parent: origin)
       await awaitAll(tasks)
@@ -445,51 +381,31 @@ final class EffectRuntime<Action: Sendable>: Sendable {
 
   /// Cancels every running task started under `id`; if `id` is a child's, the child is gone.
   func cancel(id: EffectID) {
-    let (tasks, lifetime) = storage.withLock { storage in
-      let ids = storage.tasksByCancelID.removeValue(forKey: id) ?? []
-      let lifetime = id.isChildEffects ? storage.lifetimes.removeValue(forKey: id)?.lifetime : nil
-      return (ids.compactMap { storage.running[$0] }, lifetime)
-    }
+    let action = machine.withLock { $0.cancel(id: id) }
     // Outside the lock: cancellation handlers run synchronously and may call back in. The child
     // ends after its tasks are cancelled (see `ChildLifetime.end()`).
-    for task in tasks { task.cancel() }
-    lifetime?.end()
+    for task in action.tasks { task.cancel() }
+    action.endedChild?.end()
   }
 
   /// Cancels every running task whose cancellation id satisfies `predicate`; the children whose
   /// ids satisfy it are gone.
   func cancel(where predicate: @Sendable (any Hashable & Sendable) -> Bool) {
-    let (tasks, lifetimes) = storage.withLock { storage in
-      let ids = storage.tasksByCancelID.keys.filter { predicate($0.base) }
-      let tasks = ids.flatMap { id in
-        (storage.tasksByCancelID.removeValue(forKey: id) ?? []).compactMap { storage.running[$0] }
-      }
-      // Only child ids have lives, and `forEach`'s predicates match child ids only.
-      let ended = storage.lifetimes.keys.filter { predicate($0.base) }
-      return (tasks, ended.compactMap { storage.lifetimes.removeValue(forKey: $0)?.lifetime })
-    }
-    for task in tasks { task.cancel() }
-    for lifetime in lifetimes { lifetime.end() }
+    let action = machine.withLock { $0.cancel(where: predicate) }
+    for task in action.tasks { task.cancel() }
+    for lifetime in action.endedChildren { lifetime.end() }
   }
 
   /// Cancels every running effect task.
   func cancelAll() {
-    let tasks = storage.withLock { storage in
-      storage.tasksByCancelID = [:]
-      return Array(storage.running.values)
-    }
+    let tasks = machine.withLock { $0.cancelAll() }
     for task in tasks { task.cancel() }
   }
 
   /// Cancels everything and refuses new effects: the store is gone.
   @usableFromInline
   func shutDown() {
-    let tasks = storage.withLock { storage in
-      storage.isShutDown = true
-      storage.tasksByCancelID = [:]
-      storage.watches.removeAll()
-      return Array(storage.running.values)
-    }
+    let tasks = machine.withLock { $0.shutDown() }
     watchCount.store(0, ordering: .relaxed)
     deliver.withLock { $0 = nil }
     for task in tasks { task.cancel() }
@@ -510,39 +426,16 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// nothing can check it, and its child's effects end only by the reducer around it.
   private func register(_ watch: ChildWatch) {
     guard watch.stateType == rootStateType else { return }
-    storage.withLock { storage in
-      guard storage.watches.insert(watch) else { return }
-      watchCount.store(storage.watches.count, ordering: .relaxed)
+    machine.withLock { machine in
+      machine.keep(watch)
+      watchCount.store(machine.watchCount, ordering: .relaxed)
     }
-  }
-
-  /// Forgets the lives nothing holds any more, and the watches that cover none of the lives
-  /// left: nothing can act for their children, so nothing is left to end (a row whose child ran
-  /// an effect that ended costs nothing after later actions). Runs only after lives were
-  /// released: O(watches + lives) then, amortized over the releases.
-  private func pruneWatches(_ storage: inout Storage) {
-    let released = releases.count.load(ordering: .acquiring)
-    guard released != storage.releasesPruned else { return }
-    storage.releasesPruned = released
-    storage.lifetimes = storage.lifetimes.filter { $0.value.lifetime != nil }
-    let live = storage.lifetimes
-    storage.watches.removeAll { watch in
-      !watch.whenGone.contains { cancellation in
-        switch cancellation {
-        case .id(let id): live[id] != nil
-        case .matching(let predicate): live.keys.contains { predicate($0.base) }
-        }
-      }
-    }
-    watchCount.store(storage.watches.count, ordering: .relaxed)
   }
 
   /// The number of watches kept, and of child lives still held (for tests: what a store keeps
   /// for navigation children must not grow with children that can no longer act).
   var bookkeeping: (watches: Int, lifetimes: Int) {
-    storage.withLock { storage in
-      (storage.watches.count, storage.lifetimes.values.count { $0.lifetime != nil })
-    }
+    machine.withLock { $0.bookkeeping }
   }
 
   /// After an action, on the store's owner: asks every watch about the committed root state at
@@ -550,10 +443,9 @@ final class EffectRuntime<Action: Sendable>: Sendable {
   /// them. O(watches); a watch of a `forEach` looks at the rows only if they may have lost some.
   @usableFromInline
   func checkWatches(_ state: UnsafeRawPointer) {
-    let cancellations = storage.withLock { storage -> [ChildWatch.Cancellation] in
-      pruneWatches(&storage)
-      let cancellations = storage.watches.check(state)
-      watchCount.store(storage.watches.count, ordering: .relaxed)
+    let cancellations = machine.withLock { machine in
+      let cancellations = machine.checkWatches(state)
+      watchCount.store(machine.watchCount, ordering: .relaxed)
       return cancellations
     }
     for cancellation in cancellations {

@@ -7,7 +7,7 @@
 /// row's watches are checked; if it was not written, none are. A write that may have changed
 /// several rows (a sort, a bulk edit, a replaced array) checks them all.
 ///
-/// Guarded by the effect runtime's lock, like the rest of its storage.
+/// Part of the effect runtime's state (`EffectRuntimeStateMachine`), guarded by its lock.
 struct WatchSet {
   /// Every watch's key, with the collection row that holds it, if any (`nil`: ungrouped).
   private var rowOfKey: [EffectID: (collection: EffectID, id: EffectID)?] = [:]
