@@ -1,0 +1,82 @@
+/// One value that many features' states hold: settings, a signed-in user, a list kept in a
+/// file.
+///
+/// ```swift
+/// struct State: Equatable {
+///   var settings = Shared(.file("/home/ada/.counter.json"), default: Settings())
+/// }
+///
+/// // In a reducer:
+/// state.settings.withLock { $0.step = 5 }
+/// ```
+///
+/// Every ``Shared`` made with one key (see ``SharedKey``) in one ``SharedStorage`` refers to one
+/// value. A state holds a copy of it, ``value``, which reads and observers see like any stored
+/// field. ``withLock(_:)`` changes the one value and this copy together, and saves the value in
+/// the background if its key stores it.
+///
+/// Only the closure of ``withLock(_:)`` is atomic: reading ``value`` in one statement and
+/// writing with ``withLock(_:)`` in another can lose a change made in between by another
+/// feature. Make the whole change in one closure:
+///
+/// ```swift
+/// state.counter.withLock { $0 += 1 }  // never loses an increment
+/// ```
+public struct Shared<Value: Sendable>: Sendable {
+  /// The one value this refers to.
+  let reference: SharedReference<Value>
+
+  /// This state's copy of the value.
+  public private(set) var value: Value
+
+  /// The version of the one value that ``value`` is a copy of.
+  private(set) var version: UInt64
+
+  /// The shared value of `key`, in the storage of ``DependencyValues/sharedStorage``.
+  ///
+  /// - Parameters:
+  ///   - key: Where the value lives. Made for the first time in a storage, it is loaded; if
+  ///     nothing is stored yet (or what is stored cannot be loaded, which is reported), it starts
+  ///     from `default`.
+  ///   - default: The value when nothing is stored yet.
+  public init<Key: SharedKey>(_ key: Key, default: @autoclosure () -> Value)
+  where Key.Value == Value {
+    reference = DependencyValues.current.sharedStorage.reference(for: key, default: `default`)
+    (value, version) = reference.current
+  }
+
+  /// Changes the value atomically, and this state's copy with it.
+  ///
+  /// The closure runs under the value's lock: it must not use this value's ``Shared`` again (it
+  /// would deadlock), and should be short.
+  ///
+  /// - Parameter body: Changes the value.
+  /// - Returns: What `body` returns.
+  @discardableResult
+  public mutating func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    let changed = try reference.withLock(body)
+    value = changed.value
+    version = changed.version
+    return changed.result
+  }
+}
+
+extension Shared: Equatable where Value: Equatable {
+  /// Two shared values are equal when their copies are.
+  ///
+  /// - Parameters:
+  ///   - lhs: A shared value.
+  ///   - rhs: Another.
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.value == rhs.value
+  }
+}
+
+extension Shared: Hashable where Value: Hashable {
+  /// Hashes the copy of the value.
+  ///
+  /// - Parameter hasher: The hasher to feed.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(value)
+  }
+}
