@@ -137,6 +137,7 @@ extension PostgresActionLogDatabase {
     do throws(PostgresConnection.Failure) {
       _ = try connection.execute("BEGIN")
       let fenced = state.checksFences ? try brokenFences(names, in: state, on: connection) : [:]
+      state.afterFenceCheck?(names)
       for name in names where fenced[name] == nil {
         let staged = state.logs[name]?.staged ?? []
         if let conflict = try insert(staged, log: name, on: connection) {

@@ -108,6 +108,10 @@ public final class PostgresActionLogDatabase: @unchecked Sendable {
     /// Called, without the lock, by a flush that is about to commit a round, with the names of
     /// the logs whose lines are staged: tests hold a round in flight with it.
     var beforeRound: (@Sendable (_ staged: [String]) -> Void)? = nil
+    /// Called, with the lock held, inside a round's transaction once the fences are checked
+    /// (their rows locked), with the names of the round's logs: tests hold a transaction open
+    /// with it.
+    var afterFenceCheck: (@Sendable (_ logs: [String]) -> Void)? = nil
   }
 
   private let lock = NSLock()

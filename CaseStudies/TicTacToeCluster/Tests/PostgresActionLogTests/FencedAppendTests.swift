@@ -138,6 +138,71 @@ import Unidirectional
     }
   }
 
+  /// A claim waits for the rounds under way under the current epoch: shard A's round holds its
+  /// transaction open after the fence check (the lease's row locked `FOR SHARE`) while A's
+  /// lease expires and shard B claims. B's `FOR UPDATE` waits until A's round ends; A's line,
+  /// committed before the grant, is acknowledged, and B recovers it.
+  @Test func aClaimWaitsForTheRoundsUnderwayUnderTheCurrentEpoch() async throws {
+    try await ThrowawayPostgres.with { server in
+      let partition = 5
+      let leasesA = try PartitionLeases(
+        connectionString: server.connectionString, holder: "shard-a", leaseTime: .seconds(1))
+      let leasesB = try PartitionLeases(
+        connectionString: server.connectionString, holder: "shard-b", leaseTime: .seconds(60))
+      let databaseA = try Base.database(server)
+      let committerA = ActionLogCommitter(name: "shard-a", concurrentFlushes: 1)
+      let leaseA = try #require(Leases.lease(leasesA.claim(partition)))
+      let (a, logA) = try Self.open("g", in: databaseA, committer: committerA, fencedBy: leaseA)
+      try await logA.waitUntilDurable(a.send(.move(1)))
+
+      let gate = RoundGate()
+      databaseA.withState { $0.afterFenceCheck = gate.hook }
+      let inFlight = Self.send(.move(2), to: a, logA)
+      #expect(await gate.waitForARound())
+      try Leases.waitUntilExpired(partition, server)
+
+      let claim = Self.onAThread { try leasesB.claim(partition) }
+      // The claim's backend waits for the round's lock on the lease's row.
+      let admin = try PostgresConnection(server.connectionString)
+      var waiting = 0
+      // wall-clock: a failure bound; a passing run sees the wait within milliseconds.
+      let deadline = ContinuousClock.now + .seconds(60)
+      while waiting == 0, ContinuousClock.now < deadline {
+        waiting =
+          try admin.execute(
+            "SELECT count(*)::text FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+          ).rows.first?[0].flatMap(PostgresActionLogDatabase.integer) ?? 0
+        // wall-clock: the pace of the poll, not a decision.
+        if waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
+      }
+      #expect(waiting == 1)
+
+      gate.open()
+      #expect(await inFlight.value == nil)
+      let leaseB = try #require(Leases.lease(try await claim.value))
+      #expect(leaseB.epoch == leaseA.epoch + 1)
+      #expect(try Base.storedSequences("g", server) == [0, 1, 2])
+      let recovery = try Base.database(server).recover(
+        log: "g", program: "tests", initialState: Base.State(), reducer: Base.feature,
+        committer: ActionLogCommitter(name: "shard-b", concurrentFlushes: 1), fencedBy: leaseB)
+      #expect(recovery.state.moves == [1, 2])
+      // A's next round is fenced.
+      #expect(Self.isFenced(await Self.send(.move(3), to: a, logA).value))
+    }
+  }
+
+  /// Runs `body` on a thread of Dispatch's (it blocks on the database), not on one of the
+  /// concurrency pool.
+  static func onAThread<T: Sendable>(
+    _ body: @escaping @Sendable () throws -> T
+  ) -> Task<T, any Error> {
+    Task {
+      try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+      }
+    }
+  }
+
   /// One round holds lines of a fenced log and of a log with no lease: the unfenced one
   /// commits, in that round's transaction, and only the fenced one's waiters fail.
   @Test func aRoundMixingAFencedLogCommitsTheOthersAndFailsOnlyItsWaiters() async throws {
