@@ -42,6 +42,11 @@ public struct ActionLogError: Error, Equatable, Sendable, CustomStringConvertibl
     /// does not stop, the waiters of that round receive it, and the same lines are written
     /// again in a later round (see ``ActionLogSink``).
     case unavailable(String)
+    /// The sink's writer lost its right to write the log: another writer was granted it since
+    /// (a lease taken over, a newer fencing token); the text says by whom. Nothing of the round
+    /// was written, and the log stops: the writer must drop what it serves from this log, and
+    /// the new writer recovers it.
+    case fenced(String)
   }
 
   /// The file concerned.
@@ -105,6 +110,9 @@ public struct ActionLogError: Error, Equatable, Sendable, CustomStringConvertibl
     case .unavailable(let message):
       return "\(place): the log's storage is unavailable (\(message)): nothing of this round "
         + "was acknowledged; its entries are kept and written again once the storage is back"
+    case .fenced(let message):
+      return "\(place): this writer was fenced off the log (\(message)): nothing of this round "
+        + "was written; stop serving from this log and let its new writer recover it"
     case .redacted(let paths):
       let secrets = paths.map { $0.isEmpty ? "the whole action" : $0 }
       return "\(place): cannot replay this action: its secret "

@@ -6,7 +6,8 @@ extension PostgresActionLogDatabase {
   /// staged or committed (the header is sequence 0).
   func stage(_ lines: Data, log: String) {
     withState { state in
-      guard var entry = state.logs[log] else { return }
+      // A fenced log writes nothing more.
+      guard var entry = state.logs[log], entry.fenced == nil else { return }
       var next = entry.committedThrough + 1 + entry.staged.count
       for line in lines.split(separator: 0x0A) {
         entry.staged.append((next, Data(line)))
@@ -19,9 +20,23 @@ extension PostgresActionLogDatabase {
   /// Makes `log`'s staged lines durable: returns the outcome of the commit that included them,
   /// committing every log's staged lines now if none did yet.
   func flush(log: String) throws(ActionLogError) {
+    let hook = withState { state -> (() -> Void)? in
+      guard let hook = state.beforeRound, let entry = state.logs[log], entry.outcome == nil,
+        !entry.staged.isEmpty
+      else { return nil }
+      let staged = state.logs.filter { !$0.value.staged.isEmpty }.map(\.key).sorted()
+      return { hook(staged) }
+    }
+    hook?()
     waitForNextAttempt(log: log)
     let outcome = withState { state -> ActionLogError? in
       guard let entry = state.logs[log] else { return nil }
+      if let fenced = entry.fenced {
+        // Fenced in this round (by another log's flush) or an earlier one: for good.
+        state.logs[log]?.staged = []
+        state.logs[log]?.outcome = nil
+        return fenced
+      }
       if entry.outcome == nil {
         guard !entry.staged.isEmpty else { return nil }
         commitStaged(in: &state)
@@ -55,7 +70,8 @@ extension PostgresActionLogDatabase {
   /// Commits the staged lines of every log in one transaction, and records each log's outcome.
   /// A log whose key holds other bytes is refused alone, and the others committed without it.
   private func commitStaged(in state: inout State) {
-    var names = state.logs.filter { !$0.value.staged.isEmpty }.map(\.key).sorted()
+    var names = state.logs.filter { !$0.value.staged.isEmpty && $0.value.fenced == nil }
+      .map(\.key).sorted()
     // A connection made before this round may have died meanwhile (a database restarted while
     // the server was idle): its loss is learnt only now, so the round is tried once more on a
     // new connection before it fails.
@@ -69,9 +85,16 @@ extension PostgresActionLogDatabase {
         continue
       }
       switch outcome {
-      case .committed:
-        state.commits += 1
+      case .committed(let fenced):
         markUp(&state)
+        for (name, error) in fenced {
+          // Nothing of it was written, nor ever will be.
+          state.logs[name]?.staged = []
+          state.logs[name]?.fenced = error
+          state.logs[name]?.outcome = .some(error)
+        }
+        names.removeAll { fenced[$0] != nil }
+        if !names.isEmpty { state.commits += 1 }
         for name in names {
           guard let last = state.logs[name]?.staged.last?.sequence else { continue }
           state.logs[name]?.committedThrough = last
@@ -96,7 +119,9 @@ extension PostgresActionLogDatabase {
   }
 
   private enum CommitOutcome {
-    case committed
+    /// Committed, with the lines of every log but those in `fenced`, whose lease was granted
+    /// to another.
+    case committed(fenced: [String: ActionLogError])
     case conflict(String, ActionLogError)
     /// The round failed; `lostConnection` if the connection is gone.
     case failed(ActionLogError, lostConnection: Bool)
@@ -111,7 +136,9 @@ extension PostgresActionLogDatabase {
     }
     do throws(PostgresConnection.Failure) {
       _ = try connection.execute("BEGIN")
-      for name in names {
+      let fenced = state.checksFences ? try brokenFences(names, in: state, on: connection) : [:]
+      state.afterFenceCheck?(names)
+      for name in names where fenced[name] == nil {
         let staged = state.logs[name]?.staged ?? []
         if let conflict = try insert(staged, log: name, on: connection) {
           _ = try? connection.execute("ROLLBACK")
@@ -126,7 +153,7 @@ extension PostgresActionLogDatabase {
             reason: .unavailable("the transaction was rolled back (\(commit.commandStatus))")),
           lostConnection: false)
       }
-      return .committed
+      return .committed(fenced: fenced)
     } catch {
       if !error.isConnectionLost { _ = try? connection.execute("ROLLBACK") }
       // Whatever passes (a lost connection, a full disk, a standby) is retried after the
@@ -138,6 +165,46 @@ extension PostgresActionLogDatabase {
         Self.error(error, log: names.joined(separator: ", ")),
         lostConnection: error.isConnectionLost)
     }
+  }
+
+  /// The fenced logs among `names` whose lease's row no longer names their holder and epoch,
+  /// each with the error its waiters receive.
+  ///
+  /// The rows stay locked (`FOR SHARE`) until the round's transaction ends: a claimer's
+  /// `SELECT … FOR UPDATE` waits for it, so no grant comes between this check and the
+  /// round's `COMMIT`. Rounds do not block each other (shared locks), and each claim locks one
+  /// row, so no lock order can deadlock.
+  private func brokenFences(
+    _ names: [String], in state: State, on connection: PostgresConnection
+  ) throws(PostgresConnection.Failure) -> [String: ActionLogError] {
+    let fences = names.compactMap { name in state.logs[name]?.fence.map { (name, $0) } }
+    guard !fences.isEmpty else { return [:] }
+    let partitions = Set(fences.map(\.1.partition)).sorted()
+    let rows = try connection.execute(
+      "SELECT partition::text, epoch::text, holder FROM unidirectional_partition_leases "
+        + "WHERE partition = ANY($1::integer[]) "
+        + "ORDER BY unidirectional_partition_leases.partition FOR SHARE",
+      [.text("{" + partitions.map(String.init).joined(separator: ",") + "}")])
+    var leases: [Int: (epoch: Int, holder: String?)] = [:]
+    for row in rows.rows {
+      guard let partition = row[0].flatMap(Self.integer), let epoch = row[1].flatMap(Self.integer)
+      else { continue }
+      leases[partition] = (epoch, row[2].map { String(decoding: $0, as: UTF8.self) })
+    }
+    var broken: [String: ActionLogError] = [:]
+    for (name, fence) in fences {
+      let current = leases[fence.partition]
+      if let current, current.epoch == fence.epoch, current.holder == fence.holder { continue }
+      let now =
+        current.map { "is at epoch \($0.epoch), held by \($0.holder ?? "nobody (released)")" }
+        ?? "has no row in unidirectional_partition_leases"
+      broken[name] = ActionLogError(
+        path: name, line: nil,
+        reason: .fenced(
+          "partition \(fence.partition)'s lease \(now); this log writes under epoch "
+            + "\(fence.epoch) as \(fence.holder)"))
+    }
+    return broken
   }
 
   /// Inserts `staged`, skipping rows already there; returns an error if one of those holds

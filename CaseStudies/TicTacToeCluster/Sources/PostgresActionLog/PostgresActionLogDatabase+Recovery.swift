@@ -29,6 +29,13 @@ extension PostgresActionLogDatabase {
   ///   - reducer: The store's reducer; it must be deterministic.
   ///   - committer: The thread that commits the log (one for the process; with
   ///     `concurrentFlushes: 1`, since one transaction covers every log of a round anyway).
+  ///   - lease: The lease the log is written under (from ``PartitionLeases/claim(_:)``), or
+  ///     `nil` for a log that is not fenced. Claim before recovering: the log then holds every
+  ///     line the partition's previous holder committed. Each round writes the log's lines only
+  ///     if the lease's row still names this holder and epoch; once it does not, the log fails
+  ///     with ``ActionLogError/Reason/fenced(_:)`` (its waiters, then its
+  ///     ``DurableActionLog/failure``) and writes nothing more: drop what it serves, and let the
+  ///     new holder recover it.
   /// - Returns: The recovered state and the log, continued after its last line.
   /// - Throws: ``ActionLogError``: `unavailable` if the database cannot be reached; what
   ///   ``DurableActionLog/recover(header:snapshot:entries:continuingIn:name:program:schemaVersion:redactsSecrets:initialState:reducer:committer:)``
@@ -36,7 +43,8 @@ extension PostgresActionLogDatabase {
   ///   if this process has the log open already.
   public func recover<R: Reducer>(
     log name: String, program: String, schemaVersion: Int = 1, redactsSecrets: Bool = true,
-    initialState: R.State, reducer: R, committer: ActionLogCommitter
+    initialState: R.State, reducer: R, committer: ActionLogCommitter,
+    fencedBy lease: PartitionLeases.Lease? = nil
   ) throws(ActionLogError) -> ActionLogRecovery<R.State, R.Action>
   where R.Action: Codable & Sendable, R.State: Codable & Sendable {
     guard !name.isEmpty, !name.utf8.contains(0) else {
@@ -51,7 +59,7 @@ extension PostgresActionLogDatabase {
       let connection = try self.connection(in: &state)
       do throws(PostgresConnection.Failure) {
         let rows = try StoredLog.read(name, on: connection)
-        state.logs[name] = LogState(committedThrough: rows.lastSequence)
+        state.logs[name] = LogState(committedThrough: rows.lastSequence, fence: lease)
         return rows
       } catch {
         if error.isTransient {
@@ -75,7 +83,9 @@ extension PostgresActionLogDatabase {
   /// Where the log `name` keeps its snapshots: give it to
   /// `DurableActionLog.interceptor(snapshottingEvery:with:)`. A snapshot replaces the stored
   /// one only if it is newer; one that fails (the database away) is skipped, and recovery
-  /// replays a longer tail from the previous one.
+  /// replays a longer tail from the previous one. It is not fenced, and needs not be: a
+  /// snapshot is written only after the lines it covers committed, so even a fenced holder's
+  /// covers lines the log holds.
   public func snapshotWriter(
     forLog name: String
   ) -> @Sendable (_ sequence: Int, _ snapshot: Data) throws(ActionLogError) -> Void {

@@ -5,7 +5,7 @@ import Unidirectional
 /// their actions when its durable state lives in the database its team already runs.
 ///
 /// Make one per process and open each store's log through it with
-/// ``recover(log:program:schemaVersion:redactsSecrets:snapshotEvery:initialState:reducer:committer:)``,
+/// ``recover(log:program:schemaVersion:redactsSecrets:initialState:reducer:committer:fencedBy:)``,
 /// which recovers what the database holds for that log (or starts it) and gives back the state,
 /// the log and an interceptor for the store:
 ///
@@ -24,13 +24,14 @@ import Unidirectional
 ///
 /// ## Tables
 ///
-/// The database creates its two tables if they are missing (so the role needs `CREATE` on the
+/// The database creates its tables if they are missing (so the role needs `CREATE` on the
 /// schema the first time):
 ///
 /// | Table | Key | Holds |
 /// | --- | --- | --- |
 /// | `unidirectional_log_lines` | `(log, sequence)` | each line as written: sequence 0 the log's header, then one checksummed entry (format version 2) per action |
 /// | `unidirectional_log_snapshots` | `log` | the latest snapshot of each log and the sequence it reflects |
+/// | `unidirectional_partition_leases` | `partition` | the leases of ``PartitionLeases``, which fenced logs check |
 ///
 /// ## Guarantees
 ///
@@ -47,6 +48,12 @@ import Unidirectional
 /// - **Verified recovery.** Recovery reads the header, the latest snapshot and the lines after
 ///   it, and verifies every line's checksum: a line that does not verify is damage, refused by
 ///   name, never skipped.
+/// - **Fenced.** A log recovered with a lease (`fencedBy`) is written only while that lease's
+///   row names the same holder and epoch: each round's transaction locks the row
+///   (`SELECT … FOR SHARE`) and checks it before inserting the log's lines. A log whose lease
+///   was granted to another since gets nothing written; its waiters, and the log's
+///   ``DurableActionLog/failure`` from then on, are ``ActionLogError/Reason/fenced(_:)``, and
+///   the other logs of the round commit as usual.
 ///
 /// ## When the database goes away
 ///
@@ -79,6 +86,12 @@ public final class PostgresActionLogDatabase: @unchecked Sendable {
     /// The outcome of a commit that included this log's staged lines, for its own flush to
     /// return (another log's flush may have committed them).
     var outcome: ActionLogError?? = nil
+    /// The lease this log writes under: each round writes its lines only if the lease's row
+    /// still names the same holder and epoch.
+    var fence: PartitionLeases.Lease? = nil
+    /// Set once a round found the fence broken: the log writes nothing more, ever (epochs never
+    /// go back).
+    var fenced: ActionLogError? = nil
   }
 
   struct State {
@@ -89,6 +102,16 @@ public final class PostgresActionLogDatabase: @unchecked Sendable {
     var backoff: Duration
     var isDown = false
     var commits = 0
+    /// Whether rounds check the fences of fenced logs: `false` only in the test that proves the
+    /// check is what keeps a fenced holder's lines out.
+    var checksFences = true
+    /// Called, without the lock, by a flush that is about to commit a round, with the names of
+    /// the logs whose lines are staged: tests hold a round in flight with it.
+    var beforeRound: (@Sendable (_ staged: [String]) -> Void)? = nil
+    /// Called, with the lock held, inside a round's transaction once the fences are checked
+    /// (their rows locked), with the names of the round's logs: tests hold a transaction open
+    /// with it.
+    var afterFenceCheck: (@Sendable (_ logs: [String]) -> Void)? = nil
   }
 
   private let lock = NSLock()
@@ -152,6 +175,7 @@ public final class PostgresActionLogDatabase: @unchecked Sendable {
       sequence bigint NOT NULL,
       snapshot bytea NOT NULL)
     """,
+    PartitionLeases.schema,
   ]
 
   /// How many transactions committed log lines since the database was made.
