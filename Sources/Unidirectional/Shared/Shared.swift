@@ -61,6 +61,20 @@ public struct Shared<Value: Sendable>: Sendable {
   }
 }
 
+extension Shared {
+  /// Takes a change received as an action, if it is newer than the copy (see
+  /// ``SharedChange/version``).
+  ///
+  /// In a storage that has not seen the change (a replay of a log, in an isolated storage), the
+  /// value takes it too, so that a later ``withLock(_:)`` there starts from it.
+  mutating func apply(_ change: SharedChange<Value>) {
+    guard change.version > version else { return }
+    value = change.value
+    version = change.version
+    reference.adopt(change)
+  }
+}
+
 extension Shared: Equatable where Value: Equatable {
   /// Two shared values are equal when their copies are.
   ///

@@ -39,6 +39,9 @@ public final class SharedStorage: Sendable {
   /// Counts the saves scheduled and not finished (see ``waitForSaves()``).
   private let saves = DispatchGroup()
 
+  /// Counts the changes on their way to stores, not yet sent (see ``delivered()``).
+  private let deliveries = DispatchGroup()
+
   /// Creates an isolated storage.
   ///
   /// - Parameters:
@@ -84,6 +87,21 @@ public final class SharedStorage: Sendable {
   /// Runs `save` on a background queue, counted until it returns (see ``waitForSaves()``).
   func schedule(on queue: DispatchQueue, _ save: @escaping @Sendable () -> Void) {
     queue.async(group: saves, execute: save)
+  }
+
+  /// Runs `send` (a change on its way to a store) on `queue`, counted until it returns (see
+  /// ``delivered()``).
+  func deliver(on queue: DispatchQueue, _ send: @escaping @Sendable () -> Void) {
+    queue.async(group: deliveries, execute: send)
+  }
+
+  /// Waits, without blocking a thread, until every change made so far has been sent to the
+  /// stores that receive it: a test that changes a value from outside awaits this, then receives
+  /// the store's action.
+  public func delivered() async {
+    await withCheckedContinuation { continuation in
+      deliveries.notify(queue: .global()) { continuation.resume() }
+    }
   }
 
   /// Waits until every save scheduled so far has finished: call it before a program exits, so

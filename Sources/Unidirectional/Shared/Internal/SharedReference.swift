@@ -33,8 +33,8 @@ final class SharedReference<Value: Sendable>: Sendable {
     var nextSubscriber: UInt64 = 0
   }
 
-  /// The storage, unretained by the closures below: it holds this reference.
-  private weak let storage: SharedStorage?
+  /// The storage, held weakly: it holds this reference.
+  weak let storage: SharedStorage?
   private let save: @Sendable (Value, SharedStorage) throws -> Void
   private let watch:
     @Sendable (SharedStorage, @escaping @Sendable (Result<Value, any Error>) -> Void) ->
@@ -114,6 +114,16 @@ final class SharedReference<Value: Sendable>: Sendable {
     }
     for subscriber in subscribers { subscriber(value, version) }
     return (result, value, version)
+  }
+
+  /// Takes `change` if it is newer than the value (a replayed change, in a storage that never
+  /// saw it), without saving it or telling subscribers: the store that applied it has it.
+  func adopt(_ change: SharedChange<Value>) {
+    state.withLock { state in
+      guard change.version > state.version else { return }
+      state.value = change.value
+      state.version = change.version
+    }
   }
 
   /// Calls `onChange` after each change, with the new value and version, until the token is
