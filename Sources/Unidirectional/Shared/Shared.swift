@@ -54,6 +54,8 @@ public struct Shared<Value: Sendable>: Sendable {
   /// - Returns: What `body` returns.
   @discardableResult
   public mutating func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    // A test store's step closure describes the copy it expects: the value is not touched.
+    if SharedExpectation.isBeingDescribed { return try body(&value) }
     let changed = try reference.withLock(body)
     value = changed.value
     version = changed.version
@@ -73,6 +75,19 @@ extension Shared {
     version = change.version
     reference.adopt(change)
   }
+}
+
+extension Shared: CustomReflectable {
+  /// The copy of the value alone: what a dump of a state (a test failure's) shows.
+  public var customMirror: Mirror {
+    Mirror(self, children: ["value": value], displayStyle: .struct)
+  }
+}
+
+/// Whether a test store is running a step's closure on this task: ``Shared/withLock(_:)`` then
+/// changes only the copy of the expected state, never the value.
+package enum SharedExpectation {
+  @TaskLocal package static var isBeingDescribed = false
 }
 
 extension Shared: Equatable where Value: Equatable {
