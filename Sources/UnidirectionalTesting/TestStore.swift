@@ -84,7 +84,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
   ///
   /// - Parameters:
   ///   - initialState: The state to start from, made with the test store's dependencies: its
-  ///     ``Shared`` values live in a ``SharedStorage`` of this test store's own, whose files are
+  ///     `Shared` values live in a `SharedStorage` of this test store's own, whose files are
   ///     in memory (override `sharedStorage` in `prepareDependencies` to share one, or to use
   ///     files on disk).
   ///   - reducer: Builds the reducer under test.

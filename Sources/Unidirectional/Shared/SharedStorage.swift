@@ -19,7 +19,7 @@ public final class SharedStorage: Sendable {
   /// The process's storage: files on disk, values for as long as the process runs.
   public static let live = SharedStorage(filesOnDisk: true)
 
-  /// Whether ``FileKey``s read and write files on disk (otherwise in ``files``).
+  /// Whether ``FileKey``s read and write files on disk (otherwise in memory: see ``file(_:)``).
   public let filesOnDisk: Bool
 
   /// Receives what goes wrong loading or saving a value that no store reports (see
