@@ -64,6 +64,13 @@ public struct Shared<Value: Sendable>: Sendable {
 }
 
 extension Shared {
+  /// The copy as a change: send it as the first action of a recorded session, so that a replay
+  /// (whose storage starts from the default) starts from the value the session had. The store
+  /// that sends it keeps its copy: the change is not newer.
+  public var currentChange: SharedChange<Value> {
+    SharedChange(value: value, version: version)
+  }
+
   /// Takes a change received as an action, if it is newer than the copy (see
   /// ``SharedChange/version``).
   ///

@@ -19,7 +19,9 @@ final class SharedReference<Value: Sendable>: Sendable {
 
   private struct State {
     var value: Value
-    /// Counts the changes: 0 for the value loaded (or the default), then one per change.
+    /// Counts the changes: 0 for the default, 1 for a value loaded from the storage, then one
+    /// more per change. A loaded value is a change from the default: a replay that starts from
+    /// the default takes it (see `Shared.currentChange`).
     var version: UInt64 = 0
     var loadFailure: SharedStorageError?
     /// Whether a refused save was reported since `loadFailure` was set.
@@ -52,7 +54,10 @@ final class SharedReference<Value: Sendable>: Sendable {
     self.watch = { storage, onChange in key.watch(in: storage, onChange: onChange) }
     var initial = State(value: makeDefault())
     do {
-      if let loaded = try key.load(from: storage) { initial.value = loaded }
+      if let loaded = try key.load(from: storage) {
+        initial.value = loaded
+        initial.version = 1
+      }
     } catch {
       let failure = Self.storageError(error, name: name)
       initial.loadFailure = failure
