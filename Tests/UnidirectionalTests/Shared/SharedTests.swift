@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Testing
 import UnidirectionalTestSupport
 
@@ -147,6 +148,24 @@ func inStorage<Result>(_ storage: SharedStorage, _ body: () -> Result) -> Result
     #expect(second.value == 41)
     first.withLock { $0 += 1 }
     #expect(loads.withLock { $0 } == 1)
+  }
+
+  @Test func aLoadedValueIsAChangeFromTheDefaultThatAReplayTakes() {
+    let storage = SharedStorage()
+    storage.setFile("/tmp/loaded.json", to: Data("5\n".utf8))
+    let loaded = inStorage(storage) { Shared(.file("/tmp/loaded.json"), default: 0) }
+    let fresh = inStorage(storage) { Shared(.inMemory("fresh"), default: 0) }
+    #expect(loaded.currentChange == SharedChange(value: 5, version: 1))
+    #expect(fresh.currentChange == SharedChange(value: 0, version: 0))
+    // A replay's storage starts from the default, and takes the value the session had.
+    var replayed = inStorage(SharedStorage()) { Shared(.file("/tmp/loaded.json"), default: 0) }
+    replayed.apply(loaded.currentChange)
+    #expect(replayed.value == 5)
+    #expect(replayed.withLock { $0 } == 5)
+    // The live copy ignores it: it is not newer.
+    var live = loaded
+    live.apply(loaded.currentChange)
+    #expect(live.version == 1)
   }
 
   @Test func aKeyThatFailsToLoadStartsFromTheDefaultAndIsReported() {
