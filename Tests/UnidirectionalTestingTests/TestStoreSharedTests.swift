@@ -30,6 +30,24 @@ private enum Stepper {
     }
     .receivingShared(\.step, action: .case(Action.stepChanged))
   }
+
+  /// A test store of the feature whose shared values live in `storage`.
+  static func testStore(in storage: SharedStorage) -> TestStore<State, Action> {
+    TestStore(initialState: State()) {
+      reducer
+    } withDependencies: {
+      $0.sharedStorage = storage
+    }
+  }
+
+  /// A plain store of the feature, beside the test store, sharing `storage`.
+  static func store(in storage: SharedStorage) -> Store<State, Action> {
+    withDependencies {
+      $0.sharedStorage = storage
+    } operation: {
+      Store(initialState: State(), reducer: reducer)
+    }
+  }
 }
 
 @Suite struct TestStoreSharedTests {
@@ -51,11 +69,7 @@ private enum Stepper {
 
   @Test func describingTheExpectedCopyWritesNothingToTheStorage() async {
     let storage = SharedStorage()
-    let store = TestStore(initialState: Stepper.State()) {
-      Stepper.reducer
-    } withDependencies: {
-      $0.sharedStorage = storage
-    }
+    let store = Stepper.testStore(in: storage)
     await store.send(.setStep(4)) { $0.step.withLock { $0 = 4 } }
     await storage.saved()
     let saved = storage.file("/tmp/stepper/settings.json")
@@ -65,11 +79,7 @@ private enum Stepper {
 
   @Test func aChangeFromOutsideIsReceivedWithoutWaitingOnAWatch() async {
     let storage = SharedStorage()
-    let store = TestStore(initialState: Stepper.State()) {
-      Stepper.reducer
-    } withDependencies: {
-      $0.sharedStorage = storage
-    }
+    let store = Stepper.testStore(in: storage)
     storage.setFile("/tmp/stepper/settings.json", to: Data("7\n".utf8))
     await store.receive(.stepChanged(SharedChange(value: 7, version: 1))) {
       $0.step.withLock { $0 = 7 }
@@ -86,16 +96,8 @@ private enum Stepper {
 
   @Test func aChangeByAnotherStoreThatTheTestDoesNotReceiveFailsAtTheEnd() async {
     let storage = SharedStorage()
-    let store = TestStore(initialState: Stepper.State()) {
-      Stepper.reducer
-    } withDependencies: {
-      $0.sharedStorage = storage
-    }
-    let other = withDependencies {
-      $0.sharedStorage = storage
-    } operation: {
-      Store(initialState: Stepper.State(), reducer: Stepper.reducer)
-    }
+    let store = Stepper.testStore(in: storage)
+    let other = Stepper.store(in: storage)
     other.send(.setStep(6))
     await withKnownIssue {
       await store.finish()
@@ -106,16 +108,8 @@ private enum Stepper {
 
   @Test func aChangeByAnotherStoreIsReceived() async {
     let storage = SharedStorage()
-    let store = TestStore(initialState: Stepper.State()) {
-      Stepper.reducer
-    } withDependencies: {
-      $0.sharedStorage = storage
-    }
-    let other = withDependencies {
-      $0.sharedStorage = storage
-    } operation: {
-      Store(initialState: Stepper.State(), reducer: Stepper.reducer)
-    }
+    let store = Stepper.testStore(in: storage)
+    let other = Stepper.store(in: storage)
     other.send(.setStep(2))
     await store.receive(.stepChanged(SharedChange(value: 2, version: 1))) {
       $0.step.withLock { $0 = 2 }
