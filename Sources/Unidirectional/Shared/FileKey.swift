@@ -55,7 +55,7 @@ public struct FileKey<Value: Sendable>: SharedKey {
       data = storage.memoryFiles.withLock { $0.contents[path] }
     }
     guard let data else { return nil }
-    storage.noteFileContents(data, at: path)
+    storage.noteFileContents(data, at: path, isOwnWrite: false)
     return try decode(data)
   }
 
@@ -74,7 +74,7 @@ public struct FileKey<Value: Sendable>: SharedKey {
         path: path, reason: "the value could not be encoded: \(error)")
     }
     // Noted first: the watch may hear of the rename before this returns.
-    storage.noteFileContents(data, at: path)
+    storage.noteFileContents(data, at: path, isOwnWrite: true)
     if storage.filesOnDisk {
       try AtomicFile.replace(path, with: data)
     } else {
@@ -95,7 +95,7 @@ public struct FileKey<Value: Sendable>: SharedKey {
     let path = path
     let changed: @Sendable (Data?) -> Void = { [weak storage] data in
       // Bytes this storage read or wrote last are its own save, or no change.
-      guard let data, let storage, storage.noteFileContents(data, at: path) else { return }
+      guard let data, let storage, storage.isChangeFromOutside(data, at: path) else { return }
       onChange(Result { try decode(data) })
     }
     if storage.filesOnDisk {

@@ -32,9 +32,10 @@ public final class SharedStorage: Sendable {
   /// The files of a storage whose files are not on disk, and the watches on them.
   let memoryFiles = Locked(MemoryFiles())
 
-  /// The bytes last read or written for each file path: a watch that finds them again heard of
-  /// this storage's own save, or of no change.
-  private let knownFileContents = Locked<[String: Data]>([:])
+  /// For each file path, the bytes this storage read last and wrote since: a watch that finds
+  /// one of them heard of this storage's own save (perhaps an earlier one, read while a newer
+  /// save was on its way), or of no change.
+  private let knownFileContents = Locked<[String: [Data]]>([:])
 
   /// Counts the saves scheduled and not finished (see ``waitForSaves()``).
   private let saves = DispatchGroup()
@@ -143,13 +144,33 @@ public final class SharedStorage: Sendable {
     for watcher in watchers { watcher(contents) }
   }
 
-  /// Notes `data` as the contents of the file at `path`; returns whether they differ from the
-  /// contents noted last.
-  @discardableResult
-  func noteFileContents(_ data: Data, at path: String) -> Bool {
+  /// Notes `data` as what the storage read at `path` (`isOwnWrite` false) or is writing there.
+  func noteFileContents(_ data: Data, at path: String, isOwnWrite: Bool) {
     knownFileContents.withLock { known in
-      guard known[path] != data else { return false }
-      known[path] = data
+      guard isOwnWrite else {
+        known[path] = [data]
+        return
+      }
+      var contents = known[path] ?? []
+      contents.append(data)
+      // A few saves can be on their way at once; older ones are long in place.
+      if contents.count > 8 { contents.removeFirst(contents.count - 8) }
+      known[path] = contents
+    }
+  }
+
+  /// Whether `data`, read at `path` by a watch, is a change made outside this storage; if it is,
+  /// it is noted as the contents read.
+  func isChangeFromOutside(_ data: Data, at path: String) -> Bool {
+    knownFileContents.withLock { known in
+      let contents = known[path] ?? []
+      if contents.last == data {
+        // The newest save is in place: the older ones can no longer be read.
+        known[path] = [data]
+        return false
+      }
+      if contents.contains(data) { return false }
+      known[path] = [data]
       return true
     }
   }

@@ -154,6 +154,21 @@ struct TemporaryDirectory {
     #expect(saves.withLock { $0 } == [1, 100])
   }
 
+  @Test func aWatchThatReadsAnEarlierOwnSaveWhileANewerOneIsOnItsWayHearsNoChange() {
+    // The race a program saving often met: the watch, woken by save 1's rename, read the file
+    // after save 2 was noted but before its rename, and took save 1 for a change from outside.
+    let storage = SharedStorage()
+    let path = "/tmp/race.json"
+    storage.noteFileContents(Data("1".utf8), at: path, isOwnWrite: true)
+    storage.noteFileContents(Data("2".utf8), at: path, isOwnWrite: true)
+    #expect(!storage.isChangeFromOutside(Data("1".utf8), at: path))
+    #expect(!storage.isChangeFromOutside(Data("2".utf8), at: path))
+    // Once the newest save was read back, an earlier one read again is another writer's.
+    #expect(storage.isChangeFromOutside(Data("1".utf8), at: path))
+    #expect(storage.isChangeFromOutside(Data("3".utf8), at: path))
+    #expect(!storage.isChangeFromOutside(Data("3".utf8), at: path))
+  }
+
   // MARK: On disk
 
   @Test func aSaveReplacesTheFileAtomicallyWithMode0600() async throws {
