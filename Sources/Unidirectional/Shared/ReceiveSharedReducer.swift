@@ -4,9 +4,10 @@ import Dispatch
 /// ``Reducer/receivingShared(_:action:)`` makes.
 ///
 /// Put on a store's reducer, it makes the store receive an action carrying a ``SharedChange``
-/// each time the value changes elsewhere (another store, an effect, another process; never the
-/// store's own reducer, whose change the copy already has), and applies the change to the copy
-/// before `base` reduces the action.
+/// each time the value changes elsewhere (another store, an effect, another process, another
+/// field of the same state holding the value; never a change the store's reducer made through
+/// this field, which the copy already has), and applies the change to the copy before `base`
+/// reduces the action.
 public struct ReceiveSharedReducer<Base: Reducer, Value: Sendable>: Reducer
 where Base.State: Sendable, Base.Action: Sendable {
   /// The reducer the changes are received for.
@@ -41,10 +42,11 @@ extension Reducer where State: Sendable, Action: Sendable {
   /// ```
   ///
   /// Apply it to the reducer you give the store (or test store): a store subscribes, when it is
-  /// created, to the values its reducer receives this way. Changes made by the store's own
-  /// reducer (``Shared/withLock(_:)``) are in its copy already and are not received. Changes
-  /// made by another store's reducer are received shortly after that reducer returns, in order,
-  /// from a background queue; changes from another process once its watch hears of them.
+  /// created, to the values its reducer receives this way. A change the store's reducer makes
+  /// through `field` (``Shared/withLock(_:)``) is in the copy already and is not received; one it
+  /// makes through another field holding the same value is, as is one made by another store's
+  /// reducer: shortly after that reducer returns, in order, from a background queue. Changes
+  /// from another process arrive once the key's watch hears of them.
   ///
   /// - Parameters:
   ///   - field: The shared value in the state.
@@ -85,11 +87,15 @@ extension ReceiveSharedReducer: SharedReceiving {
     let action = action
     let deliveries = DispatchQueue(label: "Unidirectional.ReceiveSharedReducer.delivery")
     let storage = reference.storage
-    let token = reference.subscribe { value, version in
-      // The store's own reducer made this change: its copy has it.
-      guard !store.isReducingOnThisThread() else { return }
-      // Sent from a queue, in order: the change may come from inside another store's reducer,
-      // where reducing this store's action at once would nest one store's work in another's.
+    // The field's own `Shared`: a change its `withLock` makes while this store reduces is in the
+    // copy already. Another field holding the value (a parent's and a child's), or another store,
+    // takes it as an action.
+    let instance = state[keyPath: field].instance
+    let token = reference.subscribe { value, version, origin in
+      if origin == instance, store.isReducingOnThisThread() { return }
+      // Sent from a queue, in order: the change may come from inside a reducer (this store's or
+      // another's), where reducing this store's action at once would nest one's work in the
+      // other's.
       let send: @Sendable () -> Void = {
         // A state that now holds another value under this field does not take this one.
         guard store.current(field)?.reference === reference else { return }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One value that many features' states hold: settings, a signed-in user, a list kept in a
 /// file.
 ///
@@ -32,6 +34,11 @@ public struct Shared<Value: Sendable>: Sendable {
   /// The version of the one value that ``value`` is a copy of.
   private(set) var version: UInt64
 
+  /// Tells this `Shared` (and its copies) from another made for the same value: a store's
+  /// subscription for a field skips the changes that field's own `withLock` makes while the
+  /// store reduces, not those made through another field holding the value.
+  let instance = sharedInstances.wrappingAdd(1, ordering: .relaxed).oldValue
+
   /// The shared value of `key`, in the storage of ``DependencyValues/sharedStorage``.
   ///
   /// - Parameters:
@@ -56,7 +63,7 @@ public struct Shared<Value: Sendable>: Sendable {
   public mutating func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     // A test store's step closure describes the copy it expects: the value is not touched.
     if SharedExpectation.isBeingDescribed { return try body(&value) }
-    let changed = try reference.withLock(body)
+    let changed = try reference.withLock(body, by: instance)
     value = changed.value
     version = changed.version
     return changed.result
@@ -90,6 +97,9 @@ extension Shared: CustomReflectable {
     Mirror(self, children: ["value": value], displayStyle: .struct)
   }
 }
+
+/// The next `Shared.instance`.
+private let sharedInstances = Atomic<UInt64>(1)
 
 /// Whether a test store is running a step's closure on this task: ``Shared/withLock(_:)`` then
 /// changes only the copy of the expected state, never the value.

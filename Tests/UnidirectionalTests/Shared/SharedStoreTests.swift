@@ -116,6 +116,42 @@ enum CountFeature {
     }
   }
 
+  @Test func twoFieldsOfOneStateHoldingOneValueStayInStep() async {
+    // A parent and a child holding the signed-in user: the child's reducer changes it, and the
+    // parent's copy must follow, as it would if another store had changed it.
+    struct State: Equatable, Sendable {
+      var parent = Shared(.inMemory("user"), default: 0)
+      var child = Shared(.inMemory("user"), default: 0)
+    }
+    enum Action: Equatable, Sendable {
+      case childSets(Int)
+      case parentChanged(SharedChange<Int>)
+      case childChanged(SharedChange<Int>)
+    }
+    let storage = SharedStorage()
+    let log = Locked<[Action]>([])
+    let store = inStorage(storage) {
+      Store(
+        initialState: State(),
+        reducer: Reduce<State, Action> { state, action in
+          if case .childSets(let value) = action { state.child.withLock { $0 = value } }
+          return .none
+        }
+        .receivingShared(\.parent, action: .case(Action.parentChanged))
+        .receivingShared(\.child, action: .case(Action.childChanged)),
+        interceptors: [
+          StoreInterceptor(willReduce: { action, _ in log.withLock { $0.append(action) } })
+        ])
+    }
+    store.send(.childSets(5))
+    await storage.delivered()
+    #expect(store.child.value == 5)
+    #expect(store.parent.value == 5)
+    // The parent's copy took the change as an action; the child, whose reducer made it, did not.
+    #expect(
+      log.withLock { $0 } == [.childSets(5), .parentChanged(SharedChange(value: 5, version: 1))])
+  }
+
   @Test func aChangeOlderThanTheCopyIsNoChange() {
     var count = inStorage(SharedStorage()) { Shared(.inMemory("count"), default: 0) }
     count.withLock { $0 = 5 }

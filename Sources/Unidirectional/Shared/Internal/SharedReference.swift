@@ -30,8 +30,9 @@ final class SharedReference<Value: Sendable>: Sendable {
     var isSaveScheduled = false
     /// The key's watch, once started.
     var watch: ObservationToken?
-    /// Called after each change with the new value and version, by subscription number.
-    var subscribers: [UInt64: @Sendable (Value, UInt64) -> Void] = [:]
+    /// Called after each change with the new value, its version and the `Shared.instance` whose
+    /// `withLock` made it (`nil` for a change from outside), by subscription number.
+    var subscribers: [UInt64: @Sendable (Value, UInt64, UInt64?) -> Void] = [:]
     var nextSubscriber: UInt64 = 0
   }
 
@@ -85,8 +86,9 @@ final class SharedReference<Value: Sendable>: Sendable {
 
   /// Changes the value under the reference's lock, schedules its save, and tells subscribers.
   ///
+  /// - Parameter origin: The `Shared.instance` making the change.
   /// - Returns: What `body` returned, the new value and its version.
-  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows
+  func withLock<Result>(_ body: (inout Value) throws -> Result, by origin: UInt64? = nil) rethrows
     -> (result: Result, value: Value, version: UInt64)
   {
     state.lock()
@@ -117,7 +119,7 @@ final class SharedReference<Value: Sendable>: Sendable {
     if scheduleSave, let storage {
       storage.schedule(on: saveQueue) { [weak self] in self?.saveCurrent() }
     }
-    for subscriber in subscribers { subscriber(value, version) }
+    for subscriber in subscribers { subscriber(value, version, origin) }
     return (result, value, version)
   }
 
@@ -134,6 +136,15 @@ final class SharedReference<Value: Sendable>: Sendable {
   /// Calls `onChange` after each change, with the new value and version, until the token is
   /// cancelled or released.
   func subscribe(_ onChange: @escaping @Sendable (Value, UInt64) -> Void) -> ObservationToken {
+    subscribe { value, version, _ in onChange(value, version) }
+  }
+
+  /// Calls `onChange` after each change, with the new value, its version and the
+  /// `Shared.instance` that made it (`nil` for a change from outside), until the token is
+  /// cancelled or released.
+  func subscribe(_ onChange: @escaping @Sendable (Value, UInt64, UInt64?) -> Void)
+    -> ObservationToken
+  {
     let number = state.withLock { state in
       defer { state.nextSubscriber += 1 }
       state.subscribers[state.nextSubscriber] = onChange
@@ -172,7 +183,7 @@ final class SharedReference<Value: Sendable>: Sendable {
         state.refusalReported = false
         return (state.version, Array(state.subscribers.values))
       }
-      for subscriber in subscribers { subscriber(value, version) }
+      for subscriber in subscribers { subscriber(value, version, nil) }
     case .failure(let error):
       // Never overwritten from now on, until it loads again.
       let failure = Self.storageError(error, name: name)
