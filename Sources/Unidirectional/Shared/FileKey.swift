@@ -16,6 +16,10 @@ import Foundation
 ///   again, and the value changes if its bytes differ from the last ones this storage read or
 ///   wrote. Across processes the last completed save wins: two processes that change the value
 ///   at once each save their own result, and the file ends with whichever rename came last.
+///   Nothing locks the file across processes, so changes are lost: the other process's, and a
+///   process's own made after the other's save that it then takes. Two processes that each
+///   increment a count 20,000 times from 0 can end with any count from 1 to 40,000, below
+///   20,000 too.
 /// - **A file that cannot be loaded** (unreadable, or not a value of the format) is reported,
 ///   with its path and what to do, and never overwritten: the value starts from its default,
 ///   changes stay in memory, and saving resumes once the file loads (repaired or removed).
