@@ -10,7 +10,9 @@ import Foundation
 /// - **Saving** writes a temporary file beside the file with mode 0600, `fsync`s it, renames it
 ///   over the file and `fsync`s the directory, on a background queue: a crash at any moment
 ///   leaves the old file or the new one. A burst of changes is saved once, with the newest
-///   value. Through a symbolic link, the file it points to is replaced and the link kept.
+///   value. Through a symbolic link, the file it points to is replaced and the link kept. A
+///   process killed while saving leaves its temporary file (`.NAME.PID.N.tmp`); the next load of
+///   the file removes those of processes no longer running.
 /// - **Changes from other processes** are noticed through `inotify` on the file's directory (a
 ///   file renamed into place, or closed after writing), within milliseconds; the file is read
 ///   again, and the value changes if its bytes differ from the last ones this storage read or
@@ -54,6 +56,8 @@ public struct FileKey<Value: Sendable>: SharedKey {
   public func load(from storage: SharedStorage) throws -> Value? {
     let data: Data?
     if storage.filesOnDisk {
+      // A save killed midway left its temporary file; the file is whole.
+      AtomicFile.removeStaleTemporaries(of: path)
       data = try AtomicFile.contents(of: path)
     } else {
       data = storage.memoryFiles.withLock { $0.contents[path] }

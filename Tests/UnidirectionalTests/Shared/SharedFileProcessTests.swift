@@ -222,4 +222,164 @@ func fileValue(_ path: String) throws -> Int? {
     // Every value the watcher read was one the counter saved.
     #expect(Set(seen.dropFirst()).isSubset(of: values("saved", in: counter)))
   }
+
+  /// What one kill left: the file and the temporaries beside it.
+  struct KillOutcome: Sendable {
+    var pid: Int32
+    /// The increments after which it was killed, and whether it printed that count.
+    var point: Int
+    var reachedPoint: Bool
+    var killedBySignal: Bool
+    /// The value the program loaded, and the file's before it started.
+    var loaded: Int?
+    var before: Int?
+    /// The file's value after the kill (`nil`: no file), or why it does not load.
+    var after: Result<Int?, FileFailure>
+    /// The names of the temporary files in the directory after the kill.
+    var temporaries: [String]
+  }
+
+  struct FileFailure: Error, Sendable {
+    var description: String
+  }
+
+  /// `kill -9` while saving, 20 times, at moments chosen from a seed: the file always loads.
+  ///
+  /// The counter increments without end (10 million times) and saves continually, each save a
+  /// temporary file written, `fsync`ed and renamed; it is killed once it has made a number of
+  /// increments drawn from the seed, in the middle of one of its saves or between two. Each run
+  /// starts from what the last left. After each kill the file holds a JSON integer (or does not
+  /// exist yet), no smaller than before the run: a killed save leaves the file as it was, or
+  /// renamed into place whole. The kill may leave the killed save's temporary file
+  /// (`.count.json.PID.N.tmp`), and only that one: the next run's load removes it.
+  ///
+  /// Replay a failure's kill moments with `SHARED_CRASH_SEED=<the printed seed>`.
+  @Test func killingTheCounterWhileItSavesAlwaysLeavesAFileThatLoads() async throws {
+    let seed =
+      ProcessInfo.processInfo.environment["SHARED_CRASH_SEED"].flatMap { UInt64($0) }
+      ?? UInt64.random(in: 0...UInt64.max)
+    print("crash test seed: \(seed) (SHARED_CRASH_SEED=\(seed) replays its kill moments)")
+    var random = SplitMix64(seed: seed)
+    let points = (0..<20).map { _ in Int.random(in: 1...100, using: &random) * 1_000 }
+    let directory = TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("count.json")
+    let temporaries: @Sendable () -> [String] = {
+      ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+        .filter { $0 != "count.json" }.sorted()
+    }
+    let outcomes = Locked<[KillOutcome]>([])
+    let last = Locked<(loaded: [Int], status: Int32, errors: String)?>(nil)
+    let failure = Locked<(any Error)?>(nil)
+    // wall-clock: a failure bound; each run is killed within a second of its start.
+    let finished = await finishes(within: .seconds(600)) {
+      do {
+        for point in points {
+          let before = try? fileValue(path)
+          let counter = try CounterProcess(
+            ["increment", path, "10000000", "--progress", "1000"])
+          let loaded = counter.waitForLine { $0.hasPrefix("loaded") }
+          let reached = counter.waitForLine { $0 == "\(point)" }
+          counter.kill()
+          let end = counter.end()
+          let after: Result<Int?, FileFailure>
+          do {
+            after = .success(try fileValue(path))
+          } catch {
+            after = .failure(FileFailure(description: "\(error)"))
+          }
+          outcomes.withLock {
+            $0.append(
+              KillOutcome(
+                pid: counter.process.processIdentifier, point: point,
+                reachedPoint: reached != nil,
+                killedBySignal: counter.process.terminationReason == .uncaughtSignal
+                  && end.status == SIGKILL,
+                loaded: loaded.flatMap { Int($0.dropFirst("loaded ".count)) },
+                before: before ?? nil, after: after, temporaries: temporaries()))
+          }
+        }
+        // A last run of no increments loads the file: the last kill's temporary goes.
+        let end = try CounterProcess(["increment", path, "0"]).end()
+        last.withLock { $0 = (values("loaded", in: end.lines), end.status, end.errors) }
+      } catch {
+        failure.withLock { $0 = error }
+      }
+    }
+    #expect(finished)
+    if let error = failure.withLock({ $0 }) { throw error }
+    let kills = outcomes.withLock { $0 }
+    #expect(kills.count == 20)
+    for (index, kill) in kills.enumerated() {
+      let context = Comment(rawValue: "kill \(index + 1) of 20 (seed \(seed)): \(kill)")
+      #expect(kill.reachedPoint, context)
+      #expect(kill.killedBySignal, context)
+      // The program loaded what the last run left.
+      #expect(kill.loaded == (kill.before ?? 0), context)
+      switch kill.after {
+      case .success(let value):
+        if let value {
+          #expect(value >= (kill.before ?? 0), context)
+        } else {
+          // No file yet: only before the first save of the first run completed.
+          #expect(kill.before == nil, context)
+        }
+      case .failure(let error):
+        Issue.record("the file does not load: \(error.description); \(context.rawValue)")
+      }
+      // At most the killed save's temporary is left: the earlier ones were removed at load.
+      #expect(kill.temporaries.count <= 1, context)
+      for name in kill.temporaries {
+        #expect(name.hasPrefix(".count.json.\(kill.pid).") && name.hasSuffix(".tmp"), context)
+      }
+    }
+    let finalValue = try fileValue(path)
+    let lastRun = try #require(last.withLock { $0 })
+    #expect(lastRun.status == 0)
+    #expect(lastRun.errors == "")
+    #expect(lastRun.loaded == [finalValue ?? 0])
+    #expect(temporaries() == [])
+    let leftTemporary = kills.filter { !$0.temporaries.isEmpty }.count
+    print(
+      "crash test: 20 kills, \(leftTemporary) during a save's temporary file; "
+        + "the file ends at \(finalValue.map(String.init) ?? "none")")
+  }
+
+  /// The first load of a file removes the temporaries of dead processes' saves, and only them.
+  @Test func aLoadRemovesTheTemporariesOfSavesOfDeadProcessesOnly() throws {
+    let directory = TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("count.json")
+    try Data("7".utf8).write(to: URL(fileURLWithPath: path))
+    // A process that has ended: its id names no process now.
+    let ended = Process()
+    ended.executableURL = URL(fileURLWithPath: "/bin/true")
+    try ended.run()
+    ended.waitUntilExit()
+    let dead = ended.processIdentifier
+    try #require(kill(dead, 0) != 0 && errno == ESRCH)
+    let names = [
+      ".count.json.\(dead).0.tmp",  // a dead process's save: removed
+      ".count.json.\(dead).17.tmp",  // another of its saves: removed
+      ".count.json.1.3.tmp",  // pid 1 always runs: kept
+      ".count.json.\(getpid()).9.tmp",  // this process's, perhaps saving now: kept
+      ".other.json.\(dead).0.tmp",  // another file's: kept
+      ".count.json.\(dead).tmp",  // not a save's name: kept
+      "count.json.bak",
+    ]
+    for name in names {
+      try Data("1".utf8).write(to: URL(fileURLWithPath: directory.file(name)))
+    }
+    let count = inStorage(SharedStorage(filesOnDisk: true)) {
+      Shared(.file(path), default: 0)
+    }
+    #expect(count.value == 7)
+    let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+    #expect(
+      left
+        == [
+          ".count.json.1.3.tmp", ".count.json.\(dead).tmp", ".count.json.\(getpid()).9.tmp",
+          ".other.json.\(dead).0.tmp", "count.json", "count.json.bak",
+        ].sorted())
+  }
 }
