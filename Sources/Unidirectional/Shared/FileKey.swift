@@ -10,12 +10,18 @@ import Foundation
 /// - **Saving** writes a temporary file beside the file with mode 0600, `fsync`s it, renames it
 ///   over the file and `fsync`s the directory, on a background queue: a crash at any moment
 ///   leaves the old file or the new one. A burst of changes is saved once, with the newest
-///   value. Through a symbolic link, the file it points to is replaced and the link kept.
+///   value. Through a symbolic link, the file it points to is replaced and the link kept. A
+///   process killed while saving leaves its temporary file (`.NAME.PID.N.tmp`); the next load of
+///   the file removes those of processes no longer running.
 /// - **Changes from other processes** are noticed through `inotify` on the file's directory (a
 ///   file renamed into place, or closed after writing), within milliseconds; the file is read
 ///   again, and the value changes if its bytes differ from the last ones this storage read or
 ///   wrote. Across processes the last completed save wins: two processes that change the value
 ///   at once each save their own result, and the file ends with whichever rename came last.
+///   Nothing locks the file across processes, so changes are lost: the other process's, and a
+///   process's own made after the other's save that it then takes. Two processes that each
+///   increment a count 20,000 times from 0 can end with any count from 1 to 40,000, below
+///   20,000 too.
 /// - **A file that cannot be loaded** (unreadable, or not a value of the format) is reported,
 ///   with its path and what to do, and never overwritten: the value starts from its default,
 ///   changes stay in memory, and saving resumes once the file loads (repaired or removed).
@@ -50,6 +56,8 @@ public struct FileKey<Value: Sendable>: SharedKey {
   public func load(from storage: SharedStorage) throws -> Value? {
     let data: Data?
     if storage.filesOnDisk {
+      // A save killed midway left its temporary file; the file is whole.
+      AtomicFile.removeStaleTemporaries(of: path)
       data = try AtomicFile.contents(of: path)
     } else {
       data = storage.memoryFiles.withLock { $0.contents[path] }

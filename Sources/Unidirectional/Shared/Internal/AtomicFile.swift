@@ -132,6 +132,38 @@ enum AtomicFile {
     }
   }
 
+  /// Removes the temporary files that saves of processes no longer running left beside the file
+  /// at `path`, and returns their names.
+  ///
+  /// A process killed while saving (`kill -9`, a power cut) leaves its temporary file,
+  /// `.NAME.PID.N.tmp`, beside the file: the file itself is whole (the old save or the new one).
+  /// Nothing else would ever remove it, so the first load of the file removes those whose
+  /// process is gone. A temporary of a running process (this one, or another saving now) is
+  /// kept. The check is by process id on this machine: a process of another machine or another
+  /// PID namespace that saves into the same directory at that moment could have its temporary
+  /// removed, and would report that save as failed (the file stays whole, and its next change
+  /// saves again).
+  @discardableResult
+  static func removeStaleTemporaries(of path: String) -> [String] {
+    let url = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+    let directory = url.deletingLastPathComponent().path
+    let prefix = ".\(url.lastPathComponent)."
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+      return []
+    }
+    var removed: [String] = []
+    for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+      let parts = name.dropFirst(prefix.count).dropLast(".tmp".count).split(
+        separator: ".", omittingEmptySubsequences: false)
+      guard parts.count == 2, let pid = pid_t(parts[0]), pid > 0, UInt64(parts[1]) != nil
+      else { continue }
+      // EPERM: the process exists, under another user.
+      guard pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+      if unlink(directory + "/" + name) == 0 { removed.append(name) }
+    }
+    return removed
+  }
+
   /// Numbers the temporary files of this process.
   private static let temporaryNumbers = Atomic<UInt64>(0)
 }
