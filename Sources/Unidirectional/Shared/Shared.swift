@@ -26,18 +26,18 @@ import Synchronization
 /// ```
 public struct Shared<Value: Sendable>: Sendable {
   /// The one value this refers to.
-  let reference: SharedReference<Value>
+  @usableFromInline let reference: SharedReference<Value>
 
   /// This state's copy of the value.
   public private(set) var value: Value
 
   /// The version of the one value that ``value`` is a copy of.
-  private(set) var version: UInt64
+  @usableFromInline private(set) var version: UInt64
 
   /// Tells this `Shared` (and its copies) from another made for the same value: a store's
   /// subscription for a field skips the changes that field's own `withLock` makes while the
   /// store reduces, not those made through another field holding the value.
-  let instance = sharedInstances.wrappingAdd(1, ordering: .relaxed).oldValue
+  @usableFromInline let instance = sharedInstances.wrappingAdd(1, ordering: .relaxed).oldValue
 
   /// The shared value of `key`, in the storage of ``DependencyValues/sharedStorage``.
   ///
@@ -59,14 +59,31 @@ public struct Shared<Value: Sendable>: Sendable {
   ///
   /// - Parameter body: Changes the value.
   /// - Returns: What `body` returns.
-  @discardableResult
+  @inlinable @discardableResult
   public mutating func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-    // A test store's step closure describes the copy it expects: the value is not touched.
-    if SharedExpectation.isBeingDescribed { return try body(&value) }
+    // A test store's step closure describes the copy it expects: the value is not touched. The
+    // task-local is read only while some test store describes a step.
+    if SharedExpectation.describers.load(ordering: .relaxed) > 0,
+      SharedExpectation.isBeingDescribed
+    {
+      return try changeCopy(body)
+    }
     let changed = try reference.withLock(body, by: instance)
-    value = changed.value
-    version = changed.version
+    take(changed.value, at: changed.version)
     return changed.result
+  }
+
+  /// Changes the copy alone (a test store's step closure describing the state it expects).
+  @usableFromInline
+  mutating func changeCopy<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    try body(&value)
+  }
+
+  /// Takes `value`, the one value at `version`, as the copy.
+  @usableFromInline
+  mutating func take(_ value: Value, at version: UInt64) {
+    self.value = value
+    self.version = version
   }
 }
 
@@ -103,8 +120,20 @@ private let sharedInstances = Atomic<UInt64>(1)
 
 /// Whether a test store is running a step's closure on this task: ``Shared/withLock(_:)`` then
 /// changes only the copy of the expected state, never the value.
+@usableFromInline
 package enum SharedExpectation {
-  @TaskLocal package static var isBeingDescribed = false
+  @usableFromInline @TaskLocal package static var isBeingDescribed = false
+
+  /// How many step closures are being run now, in any task: `withLock` reads the task-local
+  /// only then.
+  @usableFromInline package static let describers = Atomic<Int>(0)
+
+  /// Runs `body`, a step's closure, so that `withLock` changes only the copies it is given.
+  package static func describing<Result>(_ body: () throws -> Result) rethrows -> Result {
+    describers.add(1, ordering: .relaxed)
+    defer { describers.subtract(1, ordering: .relaxed) }
+    return try $isBeingDescribed.withValue(true, operation: body)
+  }
 }
 
 extension Shared: Equatable where Value: Equatable {
@@ -113,6 +142,7 @@ extension Shared: Equatable where Value: Equatable {
   /// - Parameters:
   ///   - lhs: A shared value.
   ///   - rhs: Another.
+  @inlinable
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.value == rhs.value
   }
@@ -122,6 +152,7 @@ extension Shared: Hashable where Value: Hashable {
   /// Hashes the copy of the value.
   ///
   /// - Parameter hasher: The hasher to feed.
+  @inlinable
   public func hash(into hasher: inout Hasher) {
     hasher.combine(value)
   }

@@ -107,7 +107,7 @@ extension TestStore {
     var expected = isExhaustive ? before : after
     do {
       // `withLock` on a shared value describes the expected copy, and changes no storage.
-      try SharedExpectation.$isBeingDescribed.withValue(true) { try assert(&expected) }
+      try SharedExpectation.describing { try assert(&expected) }
     } catch {
       TestFailure.record("The state assertion threw an error: \(error)", at: location)
       return

@@ -11,18 +11,20 @@ import Dispatch
 ///   outside made it unreadable. The value lives in memory; nothing is saved, so that nothing is
 ///   overwritten. The first refused save is reported. A change from outside that loads brings
 ///   the reference back *in step*, with that value.
+@usableFromInline
 final class SharedReference<Value: Sendable>: Sendable {
   /// What the value is, for issues: the file's path, or the key's id.
   let name: String
 
-  private let state: Locked<State>
+  @usableFromInline let state: Locked<State>
 
-  private struct State {
-    var value: Value
+  @usableFromInline
+  struct State {
+    @usableFromInline var value: Value
     /// Counts the changes: 0 for the default, 1 for a value loaded from the storage, then one
     /// more per change. A loaded value is a change from the default: a replay that starts from
     /// the default takes it (see `Shared.currentChange`).
-    var version: UInt64 = 0
+    @usableFromInline var version: UInt64 = 0
     var loadFailure: SharedStorageError?
     /// Whether a refused save was reported since `loadFailure` was set.
     var refusalReported = false
@@ -34,6 +36,21 @@ final class SharedReference<Value: Sendable>: Sendable {
     /// `withLock` made it (`nil` for a change from outside), by subscription number.
     var subscribers: [UInt64: @Sendable (Value, UInt64, UInt64?) -> Void] = [:]
     var nextSubscriber: UInt64 = 0
+    /// Whether a change needs more than the new value and version: a save (the key saves, and
+    /// no save waits yet), a refusal to report (`loadFailure`), or subscribers to tell. Kept
+    /// current by every change of those, so that a change of a value kept in memory that no
+    /// store receives is a lock, the closure and a count.
+    @usableFromInline var hasFollowUp = false
+
+    init(value: Value) {
+      self.value = value
+    }
+
+    /// Sets `hasFollowUp` from what it depends on.
+    mutating func updateFollowUp(savesValues: Bool) {
+      hasFollowUp =
+        (savesValues && !isSaveScheduled) || loadFailure != nil || !subscribers.isEmpty
+    }
   }
 
   /// The storage, held weakly: it holds this reference.
@@ -42,6 +59,9 @@ final class SharedReference<Value: Sendable>: Sendable {
   private let watch:
     @Sendable (SharedStorage, @escaping @Sendable (Result<Value, any Error>) -> Void) ->
       ObservationToken?
+  /// Whether the key stores the value anywhere (an in-memory key does not: no save is
+  /// scheduled for it).
+  let savesValues: Bool
   /// Saves run here, one at a time, in order.
   private let saveQueue = DispatchQueue(label: "Unidirectional.SharedReference.save")
 
@@ -53,6 +73,8 @@ final class SharedReference<Value: Sendable>: Sendable {
     self.storage = storage
     self.save = { value, storage in try key.save(value, to: storage) }
     self.watch = { storage, onChange in key.watch(in: storage, onChange: onChange) }
+    let savesValues = !(key is any ValueKeptInMemory)
+    self.savesValues = savesValues
     var initial = State(value: makeDefault())
     do {
       if let loaded = try key.load(from: storage) {
@@ -64,6 +86,7 @@ final class SharedReference<Value: Sendable>: Sendable {
       initial.loadFailure = failure
       storage.onIssue(failure)
     }
+    initial.updateFollowUp(savesValues: savesValues)
     self.state = Locked(initial)
   }
 
@@ -88,6 +111,7 @@ final class SharedReference<Value: Sendable>: Sendable {
   ///
   /// - Parameter origin: The `Shared.instance` making the change.
   /// - Returns: What `body` returned, the new value and its version.
+  @inlinable
   func withLock<Result>(_ body: (inout Value) throws -> Result, by origin: UInt64? = nil) rethrows
     -> (result: Result, value: Value, version: UInt64)
   {
@@ -102,6 +126,18 @@ final class SharedReference<Value: Sendable>: Sendable {
     state.value.version &+= 1
     let value = state.value.value
     let version = state.value.version
+    guard state.value.hasFollowUp else {
+      state.unlock()
+      return (result, value, version)
+    }
+    followUp(value: value, version: version, origin: origin)
+    return (result, value, version)
+  }
+
+  /// The rest of a change, with the lock held (it unlocks): schedules the save, or reports the
+  /// refused one, and tells the subscribers. Out of line: most changes need none of it.
+  @usableFromInline
+  func followUp(value: Value, version: UInt64, origin: UInt64?) {
     var refused: SharedStorageError?
     var scheduleSave = false
     if let failure = state.value.loadFailure {
@@ -109,10 +145,11 @@ final class SharedReference<Value: Sendable>: Sendable {
         state.value.refusalReported = true
         refused = .notOverwritten(path: failure.path)
       }
-    } else if !state.value.isSaveScheduled {
+    } else if savesValues && !state.value.isSaveScheduled {
       state.value.isSaveScheduled = true
       scheduleSave = true
     }
+    state.value.updateFollowUp(savesValues: savesValues)
     let subscribers = Array(state.value.subscribers.values)
     state.unlock()
     if let refused { storage?.onIssue(refused) }
@@ -120,7 +157,6 @@ final class SharedReference<Value: Sendable>: Sendable {
       storage.schedule(on: saveQueue) { [weak self] in self?.saveCurrent() }
     }
     for subscriber in subscribers { subscriber(value, version, origin) }
-    return (result, value, version)
   }
 
   /// Takes `change` if it is newer than the value (a replayed change, in a storage that never
@@ -148,11 +184,16 @@ final class SharedReference<Value: Sendable>: Sendable {
     let number = state.withLock { state in
       defer { state.nextSubscriber += 1 }
       state.subscribers[state.nextSubscriber] = onChange
+      state.updateFollowUp(savesValues: savesValues)
       return state.nextSubscriber
     }
     return ObservationToken { [weak self] in
+      guard let self else { return }
       // Released outside the lock: its captures' deinits may call back in.
-      let removed = self?.state.withLock { $0.subscribers.removeValue(forKey: number) }
+      let removed = state.withLock { state in
+        defer { state.updateFollowUp(savesValues: savesValues) }
+        return state.subscribers.removeValue(forKey: number)
+      }
       withExtendedLifetime(removed) {}
     }
   }
@@ -162,6 +203,7 @@ final class SharedReference<Value: Sendable>: Sendable {
     guard let storage else { return }
     let value: Value? = state.withLock { state in
       state.isSaveScheduled = false
+      state.updateFollowUp(savesValues: savesValues)
       return state.loadFailure == nil ? state.value : nil
     }
     guard let value else { return }
@@ -181,6 +223,7 @@ final class SharedReference<Value: Sendable>: Sendable {
         state.version &+= 1
         state.loadFailure = nil
         state.refusalReported = false
+        state.updateFollowUp(savesValues: savesValues)
         return (state.version, Array(state.subscribers.values))
       }
       for subscriber in subscribers { subscriber(value, version, nil) }
@@ -190,6 +233,7 @@ final class SharedReference<Value: Sendable>: Sendable {
       state.withLock { state in
         state.loadFailure = failure
         state.refusalReported = false
+        state.updateFollowUp(savesValues: savesValues)
       }
       storage?.onIssue(failure)
     }
@@ -201,3 +245,8 @@ final class SharedReference<Value: Sendable>: Sendable {
     (error as? SharedStorageError) ?? .unreadable(path: name, reason: "\(error)")
   }
 }
+
+/// A key whose value lives only in memory: its reference schedules no save.
+protocol ValueKeptInMemory {}
+
+extension InMemoryKey: ValueKeptInMemory {}
