@@ -42,6 +42,14 @@ let package = Package(
       path: "Tests/UnidirectionalTestSupport"
     ),
 
+    // A program for the tests of a file-backed shared value across processes (two incrementing
+    // one file, one watching, one killed while saving); built with the tests, not a product.
+    .executableTarget(
+      name: "shared-file-counter",
+      dependencies: ["Unidirectional"],
+      path: "Tests/SharedFileCounter"
+    ),
+
     // Shared by the case studies: small input helpers (the terminal is UnidirectionalTerminal).
     .target(
       name: "CaseStudySupport",

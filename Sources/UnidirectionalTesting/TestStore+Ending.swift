@@ -45,6 +45,9 @@ extension TestStore {
         until: { store.runningEffectCount == 0 },
         deadline: ContinuousClock.now.advanced(by: timeout))
     }
+    // Changes of shared values made so far (by the steps, the effects or other stores) reach
+    // the store before it is checked: each is an action the test must have received.
+    await settings.withLock(\.dependencies).sharedStorage.delivered()
     await reduced.waitForActionInProgress(deadline: ContinuousClock.now.advanced(by: timeout))
     progress.withLock { $0.isFinished = true }
     let unreceived = reduced.takeReceived()

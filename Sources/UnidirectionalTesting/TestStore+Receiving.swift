@@ -160,6 +160,8 @@ extension TestStore {
   ) async -> StoreTask {
     let timeout = timeout ?? self.timeout
     reporter.beginStep(at: location)
+    // Changes of shared values made so far reach the store first: a fact, not a wait.
+    await settings.withLock(\.dependencies).sharedStorage.delivered()
     let deadline = ContinuousClock.now.advanced(by: timeout)
     while true {
       var next: ReducedActions.Record?

@@ -83,7 +83,10 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
   /// Creates a test store.
   ///
   /// - Parameters:
-  ///   - initialState: The state to start from.
+  ///   - initialState: The state to start from, made with the test store's dependencies: its
+  ///     `Shared` values live in a `SharedStorage` of this test store's own, whose files are
+  ///     in memory (override `sharedStorage` in `prepareDependencies` to share one, or to use
+  ///     files on disk).
   ///   - reducer: Builds the reducer under test.
   ///   - prepareDependencies: Overrides dependencies. Dependencies not overridden use their
   ///     `testValue`; one without a test value fails the test, naming the dependency.
@@ -92,7 +95,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
   ///   - line: The line of the call (filled in for you).
   ///   - column: The column of the call (filled in for you).
   public init<R: Reducer>(
-    initialState: State,
+    initialState: @autoclosure () -> State,
     @ReducerBuilder<State, Action> reducer: () -> R,
     withDependencies prepareDependencies: (inout DependencyValues) -> Void = { _ in },
     fileID: StaticString = #fileID,
@@ -108,7 +111,15 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
     dependencies.reportIssue = { message in
       reporter.record(message)
     }
+    // Isolated: parallel tests never see each other's shared values.
+    dependencies.sharedStorage = SharedStorage()
     prepareDependencies(&dependencies)
+    let initialState = withDependencies {
+      $0 = dependencies
+    } operation: {
+      initialState()
+    }
+    let reducer = reducer()
     let settings = Locked(Settings(dependencies: dependencies))
     let executor = TestExecutor()
     let reduced = ReducedActions(executor: executor)
@@ -121,7 +132,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
     self.progress = Locked(Progress(assertedState: initialState))
     self.store = Store(
       testing: initialState,
-      reducer: TestReducer(base: reducer(), dependencies: { settings.withLock(\.dependencies) }),
+      reducer: TestReducer(base: reducer, dependencies: { settings.withLock(\.dependencies) }),
       interceptor: StoreInterceptor(
         willReduce: nil,
         didReduce: { action, before, after in
@@ -133,6 +144,10 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: Sen
       },
       effectExecutor: executor)
     self.view = store.scope(state: \.self, action: { TestStoreAction.received($0) })
+    // Changes of shared values from outside are actions the test receives.
+    if let receiving = reducer as? any SharedReceiving<State, Action> {
+      store.subscribeToSharedValues(of: receiving, embed: { TestStoreAction.received($0) })
+    }
   }
 
   deinit {

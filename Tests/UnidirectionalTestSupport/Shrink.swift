@@ -49,3 +49,51 @@ public func shrink<Event>(_ events: [Event], while fails: ([Event]) -> Bool) -> 
   }
   return events
 }
+
+/// ``shrink(_:while:)`` for a replay that suspends (one that awaits deliveries between events,
+/// for example): the same passes, awaiting `fails`.
+///
+/// - Parameters:
+///   - events: A sequence for which `fails` returns `true`.
+///   - fails: Replays a candidate sequence and reports whether it still fails. It must be
+///     deterministic.
+/// - Returns: A sub-sequence of `events`, in the original order, for which `fails` is `true`.
+public func shrink<Event>(
+  _ events: [Event], while fails: ([Event]) async -> Bool
+) async -> [Event] {
+  var events = events
+  var chunk = max(events.count / 2, 1)
+  while !events.isEmpty {
+    var removedAny = false
+    var start = 0
+    while start < events.count {
+      var candidate = events
+      candidate.removeSubrange(start..<min(start + chunk, events.count))
+      if await fails(candidate) {
+        events = candidate
+        removedAny = true
+      } else {
+        start += chunk
+      }
+    }
+    if chunk == 1 && !removedAny { break }
+    chunk = removedAny ? chunk : max(chunk / 2, 1)
+  }
+  var first = 0
+  while first < events.count {
+    var second = first + 1
+    while second < events.count {
+      var candidate = events
+      candidate.remove(at: second)
+      candidate.remove(at: first)
+      if await fails(candidate) {
+        events = candidate
+        second = first + 1
+      } else {
+        second += 1
+      }
+    }
+    first += 1
+  }
+  return events
+}

@@ -43,7 +43,8 @@ func show(_ line: String) {
 let scenarios =
   (makeScenarios() + makeObservationScenarios() + makeCompositionScenarios()
   + makeRoutingScenarios() + makeNavigationScenarios()
-  + makeTestStoreScenarios() + makeEffectScenarios() + makeReliabilityScenarios())
+  + makeTestStoreScenarios() + makeEffectScenarios() + makeReliabilityScenarios()
+  + makeSharedScenarios())
   .filter { arguments.selects($0.name) }
 
 // One pass prints each line as it is measured; several print the medians once all have run.

@@ -50,6 +50,9 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
   struct Pending {
     @usableFromInline var actions = ActionQueue<Queued>()
     @usableFromInline var requests: [ObservationRequest] = []
+    /// The store's subscriptions to the shared values its reducer receives (see
+    /// `Store+Shared`), kept for its life: empty, and costing nothing, for most stores.
+    @usableFromInline var sharedSubscriptions: [ObservationToken] = []
 
     @inlinable
     init() {}
@@ -151,6 +154,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
       effectExecutor: effectExecutor)
     // Effects ask for a task so that `await send(action)` can wait while the action is queued.
     effects.connect { [weak self] in self?.process($0, from: $1) ?? StoreTask(nil) }
+    subscribeToSharedValues(of: reducer)
   }
 
   /// Creates a store whose reducer is built by a ``ReducerBuilder`` block.

@@ -106,7 +106,8 @@ extension TestStore {
     // applied to the actual new state, so only the values it sets are checked.
     var expected = isExhaustive ? before : after
     do {
-      try assert(&expected)
+      // `withLock` on a shared value describes the expected copy, and changes no storage.
+      try SharedExpectation.describing { try assert(&expected) }
     } catch {
       TestFailure.record("The state assertion threw an error: \(error)", at: location)
       return

@@ -14,16 +14,30 @@ import UnidirectionalTestSupport
 /// identity or not comparable at all), some of which cancel themselves, cancel others or
 /// register new observers while they run; actions that reassign collections to equal values on
 /// fresh buffers and then mutate them in place, shrink and grow arrays, clear optionals, write
-/// NaNs, swap class instances and remove and re-add rows; and reads outside any observer.
+/// NaNs, swap class instances and remove and re-add rows; changes of shared values (see
+/// ``Shared``): the store's own `withLock`, sometimes to the value it has, a second store's
+/// `withLock` on the same value, and another process's write of the file a value is kept in,
+/// which reach the store as actions it receives (and from observers, the store's own change
+/// queued before the second store's, which then arrives older than the copy); and reads outside
+/// any observer.
 ///
 /// The model is plain Swift: for every live observer it keeps the values its latest run read,
 /// decides after each action which observers must run (a read is changed when `!=` says so and
 /// its bits differ, when `!==` does for class instances, and always for other types), runs them
 /// in registration order with the rules for cancellation and registration during a run, and
-/// predicts every value each run reads. The store must run exactly those observers, in that
-/// order, reading exactly those values; observers and the release of their closures must never
-/// happen under a store lock; reads outside observers must leave no trace in the store's
-/// observation footprint; cancelled observers must be gone.
+/// predicts every value each run reads. A change of a shared value made elsewhere is an action
+/// like any other: the model predicts the action the store receives (and whether it receives
+/// one: a file written with the bytes it already had is no change), and the store must receive
+/// exactly that; the model keeps the copies of shared values itself, never through ``Shared``.
+/// The store must run exactly those observers, in that order, reading exactly those values;
+/// observers and the release of their closures must never happen under a store lock; reads
+/// outside observers must leave no trace in the store's observation footprint; cancelled
+/// observers must be gone.
+///
+/// Each run keeps its shared values in a ``SharedStorage`` of its own: runs, and tests running
+/// in parallel, never see each other's values. A change from elsewhere is delivered from a
+/// queue; the runner then awaits ``SharedStorage/delivered()``, which returns once the store has
+/// received and reduced it (a fact, not a wait of some length).
 ///
 /// On a mismatch the test prints the seed and a shrunk sequence of events that still fails.
 ///
@@ -98,7 +112,14 @@ import UnidirectionalTestSupport
     var rows = IdentifiedArray(
       uniqueElements: (0..<4).map { Row(id: $0, value: $0 * 10, label: "r\($0)") })
     var z = 0
+    /// Changed by the store's actions and by the second store's (see `Harness`).
+    var shared = Shared(.inMemory("oracle"), default: 0)
+    /// Kept in an in-memory file, which only "another process" writes (`SharedStorage.setFile`).
+    var file = Shared(.file(filePath), default: 0)
   }
+
+  /// The file `State.file` is kept in, in each run's storage.
+  static let filePath = "/oracle.json"
 
   /// Values written to the `Double`s: the same NaN again must count as unchanged, another NaN
   /// (or `-0.0` after `0.0`, which is `==`) as the rules say.
@@ -149,6 +170,10 @@ import UnidirectionalTestSupport
     case addRow(id: Int, value: Int), replaceRow(id: Int, value: Int), reloadRows, sortRows
     case row(id: Int, RowAction)
     case noop
+    /// `withLock` on the shared value.
+    case setShared(Int)
+    /// Received: the shared value, or the file's, changed elsewhere.
+    case sharedChanged(SharedChange<Int>), fileChanged(SharedChange<Int>)
   }
 
   static let wideFields: [WritableKeyPath<Wide, Int> & Sendable] = [
@@ -161,7 +186,8 @@ import UnidirectionalTestSupport
   static let rowIDs = 0..<6
 
   /// The reducer, shared by the store and the model (each applies it to its own state, so the
-  /// model never shares a buffer with the store and in-place mutations stay in place).
+  /// model never shares a buffer with the store and in-place mutations stay in place), except
+  /// for the shared values, whose copies the model keeps itself (see `Model.send(_:)`).
   static func reduce(_ state: inout State, _ action: Action) {
     switch action {
     case .setX(let value): state.x = value
@@ -248,12 +274,33 @@ import UnidirectionalTestSupport
     case .row(let id, .setValue(let value)): state.rows[id: id]?.value = value
     case .row(let id, .setLabel(let label)): state.rows[id: id]?.label = label
     case .noop: break
+    case .setShared(let value): state.shared.withLock { $0 = value }
+    // The copy took the change before the reducer runs (`receivingShared`).
+    case .sharedChanged, .fileChanged: break
     }
   }
 
+  /// The second store's reducer: it changes the shared value, and receives nothing.
   static let reducer = Reduce<State, Action> { state, action in
     reduce(&state, action)
     return .none
+  }
+
+  /// The store's reducer: it receives the changes of both shared values made elsewhere, and
+  /// writes each action it receives to `received` (to compare with the model's).
+  static func receivingReducer(
+    received: Log<String>
+  ) -> some Reducer<State, Action> {
+    Reduce<State, Action> { state, action in
+      switch action {
+      case .sharedChanged, .fileChanged: received.append("\(action)")
+      default: break
+      }
+      reduce(&state, action)
+      return .none
+    }
+    .receivingShared(\.shared, action: .case(Action.sharedChanged))
+    .receivingShared(\.file, action: .case(Action.fileChanged))
   }
 
   // MARK: - Generators and checks
@@ -277,6 +324,12 @@ import UnidirectionalTestSupport
     case rowChurn
     /// Actions sent through row stores (dropped with an issue once the row is gone).
     case rowStoreSends
+    /// Shared values: changed by the store's `withLock` (sometimes to the value they have), by a
+    /// second store's `withLock` on the same value, and by another process writing the file one
+    /// is kept in (sometimes with the same value, the same bytes, or bytes that do not load);
+    /// the store receives the changes made elsewhere as actions, which the model predicts. Reads
+    /// of the copies (`store[\.shared.value]`, `store.shared`, behind guards).
+    case sharedValues
     // Reads.
     /// Whole arrays, dictionaries and sets read by stored key path (`store.list`): after an
     /// equal write on a shared buffer, the next write happens in place.
@@ -426,6 +479,18 @@ import UnidirectionalTestSupport
     case value(Seen)
   }
 
+  /// What the model evaluates reads on besides its state.
+  struct Context {
+    /// The last value of every row seen present after an action (what a row store answers
+    /// once its row is gone).
+    var lastPresent: [Int: Row] = [:]
+    /// The copies of the shared values: the model's state holds ``Shared``s too, in a storage
+    /// of its own, which it never changes (that would take the library's word for what a change
+    /// does).
+    var shared = 0
+    var file = 0
+  }
+
   // MARK: - Reads
 
   typealias RowStore = Store<Row, RowAction>
@@ -450,13 +515,13 @@ import UnidirectionalTestSupport
     /// Reads through the store; returns the value's fingerprint and whether a guard holds, or
     /// `nil` if the read is not made (see `Evaluation.absent`).
     let perform: @Sendable (Harness) -> (fingerprint: Int, holds: Bool)?
-    /// Evaluates the read on a state, given the last value of every row seen present.
-    let evaluate: @Sendable (UnsafePointer<State>, [Int: Row]) -> Evaluation
+    /// Evaluates the read on the model's state and context.
+    let evaluate: @Sendable (UnsafePointer<State>, Context) -> Evaluation
 
     init(
       name: String, use: Use, feature: Feature?, rowStore: Int?,
       perform: @escaping @Sendable (Harness) -> (fingerprint: Int, holds: Bool)?,
-      evaluate: @escaping @Sendable (UnsafePointer<State>, [Int: Row]) -> Evaluation
+      evaluate: @escaping @Sendable (UnsafePointer<State>, Context) -> Evaluation
     ) {
       self.name = name
       self.use = use
@@ -539,8 +604,10 @@ import UnidirectionalTestSupport
         ReadDefinition(
           name: "row(\(id)).\(name)", use: .plain, feature: .rowStoreReads, rowStore: id,
           perform: { harness in (read(harness.rowStores[id]!).hashValue, true) },
-          evaluate: { state, lastPresent in
-            guard let row = state.pointee.rows[id: id] ?? lastPresent[id] else { return .invalid }
+          evaluate: { state, context in
+            guard let row = state.pointee.rows[id: id] ?? context.lastPresent[id] else {
+              return .invalid
+            }
             return .value(Seen(model(row)))
           }))
       rowStoreReads[id, default: []].append(index)
@@ -565,6 +632,25 @@ import UnidirectionalTestSupport
           evaluate: { state, _ in
             state.pointee.rows[id: id].map { .value(Seen(model($0))) } ?? .absent
           }))
+    }
+
+    /// A read of the copy of a shared value: `read` through the store, `model` from the
+    /// model's context (see `Context`).
+    @discardableResult
+    mutating func shared<Value: Hashable & Sendable>(
+      _ name: String, use: ReadDefinition.Use = .plain,
+      _ read: @escaping @Sendable (Store<State, Action>) -> Value,
+      _ model: @escaping @Sendable (Context) -> Value,
+      holds: @escaping @Sendable (Value) -> Bool = { _ in true }
+    ) -> Int {
+      add(
+        ReadDefinition(
+          name: name, use: use, feature: .sharedValues, rowStore: nil,
+          perform: { harness in
+            let value = read(harness.store)
+            return (value.hashValue, holds(value))
+          },
+          evaluate: { _, context in .value(Seen(model(context), holds: holds)) }))
     }
 
     static func make() -> Vocabulary {
@@ -661,10 +747,13 @@ import UnidirectionalTestSupport
       v.wholeState = v.add(
         ReadDefinition(
           name: "store.state", use: .plain, feature: .wholeState, rowStore: nil,
-          perform: { harness in (fingerprint(harness.store.state), true) },
-          evaluate: { state, _ in
-            .value(
-              Seen(fingerprint: fingerprint(state.pointee), box: AlwaysChangedBox("(the state)")))
+          perform: { harness in
+            let state = harness.store.state
+            return (fingerprint(state, shared: state.shared.value, file: state.file.value), true)
+          },
+          evaluate: { state, context in
+            let print = fingerprint(state.pointee, shared: context.shared, file: context.file)
+            return .value(Seen(fingerprint: print, box: AlwaysChangedBox("(the state)")))
           }))
       // Elements by id.
       for id in rowIDs {
@@ -696,6 +785,25 @@ import UnidirectionalTestSupport
         v.rowStore("[\\.label.count]", id: id, { $0[\.label.count] }, { $0.label.count })
         v.freshRowStore("value", id: id, { $0.value }, { $0.value })
       }
+      // The copies of shared values: a stored field (checked when its bytes change, as the
+      // version does at every change), the whole `Shared` (whose `==` compares the copies: a
+      // change to the same value is no change), a computed property.
+      let sharedValue = v.shared("store[\\.shared.value]", { $0[\.shared.value] }, { $0.shared })
+      v.shared("store.shared", { $0.shared.value }, { $0.shared })
+      v.shared("store[\\.shared]", { $0[\.shared].value }, { $0.shared })
+      v.shared(
+        "store[\\.shared.value.magnitude]", { $0[\.shared.value.magnitude] },
+        { $0.shared.magnitude })
+      let fileValue = v.shared("store[\\.file.value]", { $0[\.file.value] }, { $0.file })
+      v.shared("store.file", { $0.file.value }, { $0.file })
+      let sharedAboveOne = v.shared(
+        "store[\\.shared.value] > 1", use: .condition, { $0[\.shared.value] }, { $0.shared },
+        holds: { $0 > 1 })
+      let fileNotZero = v.shared(
+        "store.file.value != 0", use: .condition, { $0.file.value }, { $0.file },
+        holds: { $0 != 0 })
+      v.guards.append(Guard(condition: sharedAboveOne, then: fileValue, feature: .sharedValues))
+      v.guards.append(Guard(condition: fileNotZero, then: sharedValue, feature: .sharedValues))
       // Guards, and the reads only valid behind them.
       for index in minimumListCount..<maximumListCount {
         let element = v.path(
@@ -768,8 +876,9 @@ import UnidirectionalTestSupport
 
   static let vocabulary = Vocabulary.make()
 
-  /// A fingerprint of the whole state (the comparable parts, and the others' contents).
-  static func fingerprint(_ state: State) -> Int {
+  /// A fingerprint of the whole state (the comparable parts, and the others' contents), with
+  /// the given copies of the shared values.
+  static func fingerprint(_ state: State, shared: Int, file: Int) -> Int {
     var hasher = Hasher()
     hasher.combine(state.x)
     hasher.combine(state.y)
@@ -787,6 +896,8 @@ import UnidirectionalTestSupport
     hasher.combine(state.deep)
     hasher.combine(state.rows)
     hasher.combine(state.z)
+    hasher.combine(shared)
+    hasher.combine(file)
     return hasher.finalize()
   }
 
@@ -813,6 +924,11 @@ import UnidirectionalTestSupport
       case cancelSelf
       case cancel(Int)
       case register(Spec)
+      /// Sends `.setShared(own)` to the store, then has the second store send
+      /// `.setShared(second)`: the store reduces its own change first (an observer's action is
+      /// queued), so the second store's change reaches it older than its copy, and is no change.
+      /// Only the first of an event's observers that would do it does.
+      case changeSharedTwice(own: Int, second: Int)
     }
 
     let onRun: Int
@@ -825,6 +941,8 @@ import UnidirectionalTestSupport
         case .cancelSelf: "cancels itself"
         case .cancel(let id): "cancels #\(id)"
         case .register(let spec): "registers [\(spec)]"
+        case .changeSharedTwice(let own, let second):
+          "sends .setShared(\(own)), then the second store sends .setShared(\(second))"
         }
       return "on run \(onRun) after \(at) steps \(what)"
     }
@@ -857,10 +975,15 @@ import UnidirectionalTestSupport
     case sendToRow(id: Int, RowAction)
     case makeRowStore(id: Int)
     case outsideRead(Step)
+    /// The second store, which holds the same shared value, sends `.setShared`: the store
+    /// receives the change.
+    case sendToSecondStore(Int)
+    /// Another process writes the file `State.file` is kept in.
+    case writeFile(String)
 
     var isAction: Bool {
       switch self {
-      case .send, .sendToRow: true
+      case .send, .sendToRow, .sendToSecondStore, .writeFile: true
       default: false
       }
     }
@@ -874,6 +997,9 @@ import UnidirectionalTestSupport
       case .sendToRow(let id, let action): "send .\(action) through the store of row \(id)"
       case .makeRowStore(let id): "make the store of row \(id)"
       case .outsideRead(let step): "read outside observers: \(step)"
+      case .sendToSecondStore(let value): "the second store sends .setShared(\(value))"
+      case .writeFile(let contents):
+        "another process writes \(contents.debugDescription) to \(filePath)"
       }
     }
   }
@@ -886,6 +1012,8 @@ import UnidirectionalTestSupport
     let features: Set<Feature>
     let basicReads: [Int]
     let extraReads: [Int]
+    /// Reads of shared values, picked apart: they do not make the other extra reads rarer.
+    let sharedReads: [Int]
     let unsafeReads: [Int]
     let guards: [Guard]
     let ratios: [Ratio]
@@ -905,7 +1033,10 @@ import UnidirectionalTestSupport
       }
       let plain = vocabulary.indices(.plain).filter(enabled)
       basicReads = plain.filter { vocabulary.definitions[$0].feature == nil }
-      extraReads = plain.filter { vocabulary.definitions[$0].feature != nil }
+      extraReads = plain.filter {
+        ![nil, .sharedValues].contains(vocabulary.definitions[$0].feature)
+      }
+      sharedReads = plain.filter { vocabulary.definitions[$0].feature == .sharedValues }
       unsafeReads = vocabulary.indices(.unsafe).filter(enabled)
       guards = vocabulary.guards.filter { $0.feature.map(features.contains) ?? true }
       ratios = features.contains(.nan) ? Ratio.allCases : [.zero, .negativeZero, .one]
@@ -947,6 +1078,8 @@ import UnidirectionalTestSupport
         let small = Int.random(in: 0..<4, using: &random)
         return .sendToRow(
           id: id, chance(70) ? .setValue(small) : .setLabel(pick(["r", "s", Self.longLabel])))
+      case 18..<23 where features.contains(.sharedValues):
+        return sharedChange()
       default:
         let actions = self.actions()
         queue += actions.dropFirst().map(Event.send)
@@ -956,7 +1089,22 @@ import UnidirectionalTestSupport
 
     static let longLabel = "a label long enough to live on the heap"
 
+    /// A change of a shared value: by the store, by the second store, or from outside. Values
+    /// are small, so many changes set the value it has.
+    mutating func sharedChange() -> Event {
+      let value = Int.random(in: 0..<4, using: &random)
+      switch Int.random(in: 0..<100, using: &random) {
+      case 0..<35: return .send(.setShared(value))
+      case 35..<75: return .sendToSecondStore(value)
+      case 75..<90: return .writeFile("\(value)\n")
+      // The same value in other bytes: a change, to the same value.
+      case 90..<96: return .writeFile(chance(50) ? "\(value)" : " \(value) \n")
+      default: return .writeFile("not a number")
+      }
+    }
+
     mutating func plainRead() -> Int {
+      if !sharedReads.isEmpty, chance(10) { return pick(sharedReads) }
       if extraReads.isEmpty || chance(60) { return pick(basicReads) }
       return pick(extraReads)
     }
@@ -1019,6 +1167,17 @@ import UnidirectionalTestSupport
           ObserverEffect(
             onRun: Int.random(in: 2...3, using: &random),
             at: Int.random(in: 0...steps.count, using: &random), kind: .register(child)))
+      }
+      if features.contains(.sharedValues), chance(5) {
+        // Not on the first run: inside `observe`, the store is not processing an action, so the
+        // observer's action would not wait for the second store's change.
+        effects.append(
+          ObserverEffect(
+            onRun: Int.random(in: 2...3, using: &random),
+            at: Int.random(in: 0...steps.count, using: &random),
+            kind: .changeSharedTwice(
+              own: Int.random(in: 0..<4, using: &random),
+              second: Int.random(in: 0..<4, using: &random))))
       }
       return Spec(id: id, host: host, steps: steps, effects: effects)
     }
@@ -1143,11 +1302,22 @@ import UnidirectionalTestSupport
     var values: [Int] = []
   }
 
-  /// Replays events into a real store. Used from one thread: observers run on the thread that
-  /// sends, which is the test's.
+  /// Replays events into a real store. Used from one thread at a time: observers run on the
+  /// thread that sends, which is the test's, or for a change of a shared value made elsewhere,
+  /// the delivery's while the test awaits it.
   final class Harness: @unchecked Sendable {
-    // Safe: only the test's thread uses it (see above).
+    // Safe: used by one thread at a time (see above); `delivered()` orders a delivery's thread
+    // before the test's.
     let store: Store<State, Action>
+    /// The run's own storage: runs, and tests running in parallel, never share a value.
+    let storage = SharedStorage(onIssue: { _ in })
+    /// Holds the same shared value as `store`, and changes it.
+    let secondStore: Store<State, Action>
+    /// The changes of shared values `store` received, as actions, since the event began.
+    let received = Log<String>()
+    /// Whether an observer changed the shared value twice during this event (see
+    /// `ObserverEffect.Kind.changeSharedTwice`): the event ends when that is delivered.
+    var changedSharedTwice = false
     var rowStores: [Int: RowStore] = [:]
     var tokens: [Int: ObservationToken] = [:]
     var runCounts: [Int: Int] = [:]
@@ -1158,8 +1328,27 @@ import UnidirectionalTestSupport
     let definitions = ObservationOracleTests.vocabulary.definitions
 
     init() {
-      store = Store(
-        initialState: State(), reducer: ObservationOracleTests.reducer, onIssue: { _ in })
+      let received = received
+      (store, secondStore) = inStorage(storage) {
+        (
+          Store(
+            initialState: State(), reducer: receivingReducer(received: received),
+            onIssue: { _ in }),
+          Store(initialState: State(), reducer: ObservationOracleTests.reducer, onIssue: { _ in })
+        )
+      }
+    }
+
+    /// The second store changes the shared value; returns once `store` received the change.
+    func sendToSecondStore(_ value: Int) async {
+      secondStore.send(.setShared(value))
+      await storage.delivered()
+    }
+
+    /// Another process writes the file; returns once `store` received the change, if any.
+    func writeFile(_ contents: String) async {
+      storage.setFile(filePath, to: Data(contents.utf8))
+      await storage.delivered()
     }
 
     /// Performs a read, or returns `nil` if it goes through a row store the harness lacks.
@@ -1207,6 +1396,11 @@ import UnidirectionalTestSupport
           case .cancelSelf: cancel(spec.id)
           case .cancel(let other): cancel(other)
           case .register(let child): observe(child)
+          case .changeSharedTwice(let own, let second):
+            guard !changedSharedTwice else { break }
+            changedSharedTwice = true
+            store.send(.setShared(own))
+            secondStore.send(.setShared(second))
           }
         }
         guard position < spec.steps.count else { break }
@@ -1252,15 +1446,31 @@ import UnidirectionalTestSupport
 
     let rules: Rules
     let definitions = ObservationOracleTests.vocabulary.definitions
-    /// The state, at a stable address so that reads need not copy it.
+    /// The state, at a stable address so that reads need not copy it. Its `Shared`s live in a
+    /// storage of their own, and are never changed (see `Context`).
     let state: UnsafeMutablePointer<State> = {
       let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
-      state.initialize(to: State())
+      state.initialize(to: inStorage(SharedStorage()) { State() })
       return state
     }()
-    /// The last value of every row seen present after an action (what a row store answers
-    /// once its row is gone).
-    var lastPresent: [Int: Row] = [:]
+    /// The rows seen, and the copies of the shared values.
+    var context = Context()
+    /// The version of the shared value (one more at every `withLock`, whichever store makes
+    /// it), and the version of the store's copy.
+    var sharedVersion: UInt64 = 0
+    var sharedCopyVersion: UInt64 = 0
+    /// The version of the file's value (one more at every change read from the file), and of
+    /// the store's copy.
+    var fileVersion: UInt64 = 0
+    var fileCopyVersion: UInt64 = 0
+    /// The bytes of the file the storage read last: the same bytes again are no change.
+    var fileBytes: Data?
+    /// The changes of shared values the store receives, as actions, since the event began.
+    var received: [String] = []
+    /// Actions observers sent, reduced in order after the observers of the current action.
+    var queued: [Action] = []
+    /// Whether an observer changed the shared value twice during this event.
+    var changedSharedTwice = false
     var rowStores: Set<Int> = []
     /// Live observers, in registration order.
     var order: [Int] = []
@@ -1285,18 +1495,20 @@ import UnidirectionalTestSupport
     func beginEvent() {
       runs.removeAll(keepingCapacity: true)
       details.removeAll(keepingCapacity: true)
+      received.removeAll(keepingCapacity: true)
+      changedSharedTwice = false
       for index in memo.indices { memo[index] = nil }
     }
 
     func notePresentRows() {
-      for row in state.pointee.rows { lastPresent[row.id] = row }
+      for row in state.pointee.rows { context.lastPresent[row.id] = row }
     }
 
     func evaluate(_ index: Int) -> Evaluation {
       let definition = definitions[index]
       if let row = definition.rowStore, !rowStores.contains(row) { return .skipped }
       if let known = memo[index] { return known }
-      let evaluation = definition.evaluate(state, lastPresent)
+      let evaluation = definition.evaluate(state, context)
       memo[index] = evaluation
       return evaluation
     }
@@ -1341,6 +1553,14 @@ import UnidirectionalTestSupport
           case .cancelSelf: remove(id)
           case .cancel(let other): remove(other)
           case .register(let child): observe(child)
+          case .changeSharedTwice(let own, let second):
+            guard !changedSharedTwice else { break }
+            changedSharedTwice = true
+            // The second store's change comes first in the storage, and is received after the
+            // store reduced its own.
+            queued.append(.setShared(own))
+            sharedVersion += 1
+            queued.append(.sharedChanged(SharedChange(value: second, version: sharedVersion)))
           }
         }
         guard position < spec.steps.count else { break }
@@ -1366,8 +1586,33 @@ import UnidirectionalTestSupport
       }
     }
 
+    /// Reduces `action`, runs the observers it fires, then the actions they queued, in order.
     func send(_ action: Action) {
-      ObservationOracleTests.reduce(&state.pointee, action)
+      reduceAndRun(action)
+      while !queued.isEmpty { reduceAndRun(queued.removeFirst()) }
+    }
+
+    func reduceAndRun(_ action: Action) {
+      switch action {
+      case .setShared(let value):
+        sharedVersion += 1
+        context.shared = value
+        sharedCopyVersion = sharedVersion
+      case .sharedChanged(let change):
+        received.append("\(action)")
+        if change.version > sharedCopyVersion {
+          context.shared = change.value
+          sharedCopyVersion = change.version
+        }
+      case .fileChanged(let change):
+        received.append("\(action)")
+        if change.version > fileCopyVersion {
+          context.file = change.value
+          fileCopyVersion = change.version
+        }
+      default:
+        ObservationOracleTests.reduce(&state.pointee, action)
+      }
       notePresentRows()
       for index in memo.indices { memo[index] = nil }
       var fired = order.filter(fires)
@@ -1384,6 +1629,26 @@ import UnidirectionalTestSupport
 
     func makeRowStore(_ id: Int) {
       if state.pointee.rows[id: id] != nil { rowStores.insert(id) }
+    }
+
+    /// The second store changes the shared value: the store receives the change, an action.
+    func sendToSecondStore(_ value: Int) {
+      sharedVersion += 1
+      send(.sharedChanged(SharedChange(value: value, version: sharedVersion)))
+    }
+
+    /// Another process writes the file: unless its bytes are those the storage read last, the
+    /// storage reads them, and if they are a value, the store receives it, an action.
+    func writeFile(_ contents: String) {
+      let bytes = Data(contents.utf8)
+      guard bytes != fileBytes else { return }
+      fileBytes = bytes
+      // Not a value: reported by the storage, and no change.
+      guard let value = Int(contents.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        return
+      }
+      fileVersion += 1
+      send(.fileChanged(SharedChange(value: value, version: fileVersion)))
     }
 
     /// The reads a step outside observers makes, or `nil` when it would trap now (then it is not
@@ -1424,8 +1689,10 @@ import UnidirectionalTestSupport
     }
 
     /// Applies an event to both, and describes how the store differed from the model, if it did.
-    func apply(_ event: Event) -> String? {
+    func apply(_ event: Event) async -> String? {
       harness.runs.removeAll(keepingCapacity: true)
+      harness.received.removeAll()
+      harness.changedSharedTwice = false
       model.beginEvent()
       switch event {
       case .observe(let spec):
@@ -1439,6 +1706,11 @@ import UnidirectionalTestSupport
         for id in model.order { model.remove(id) }
       case .send(let action):
         harness.store.send(action)
+        if case .setShared = action {
+          // The store's own change is in its copy, and never received: awaited, so that a
+          // delivery of it would show at this event.
+          await harness.storage.delivered()
+        }
         model.send(action)
       case .sendToRow(let id, let action):
         harness.sendToRow(id, action)
@@ -1448,7 +1720,14 @@ import UnidirectionalTestSupport
         model.makeRowStore(id)
       case .outsideRead(let step):
         if let problem = readOutside(step) { return problem }
+      case .sendToSecondStore(let value):
+        await harness.sendToSecondStore(value)
+        model.sendToSecondStore(value)
+      case .writeFile(let contents):
+        await harness.writeFile(contents)
+        model.writeFile(contents)
       }
+      if harness.changedSharedTwice { await harness.storage.delivered() }
       return check()
     }
 
@@ -1477,6 +1756,13 @@ import UnidirectionalTestSupport
 
     func check() -> String? {
       if !model.errors.isEmpty { return model.errors.joined(separator: "; ") }
+      let received = harness.received.values
+      if received != model.received {
+        let list = { (actions: [String]) in
+          actions.isEmpty ? "nothing" : actions.joined(separator: ", ")
+        }
+        return "the store received \(list(received)), the model expected \(list(model.received))"
+      }
       if let problem = compareRuns() { return problem }
       if features.contains(.lockCheck) {
         let problems = harness.problems + harness.canaryProblems.values
@@ -1530,6 +1816,7 @@ import UnidirectionalTestSupport
     /// Cancels every observer and checks that nothing is left behind.
     func finish() -> String? {
       harness.runs.removeAll()
+      harness.received.removeAll()
       model.beginEvent()
       for id in harness.tokens.keys.sorted() { harness.cancel(id) }
       for id in model.order { model.remove(id) }
@@ -1554,10 +1841,12 @@ import UnidirectionalTestSupport
   /// Replays `events` into a fresh store and model and returns the first difference.
   static func firstFailure(
     in events: [Event], features: Set<Feature>, rules: Rules = Rules()
-  ) -> Failure? {
+  ) async -> Failure? {
     let replay = Replay(features: features, rules: rules)
     for (index, event) in events.enumerated() {
-      if let message = replay.apply(event) { return Failure(eventIndex: index, message: message) }
+      if let message = await replay.apply(event) {
+        return Failure(eventIndex: index, message: message)
+      }
     }
     if let message = replay.finish() { return Failure(eventIndex: events.count, message: message) }
     return nil
@@ -1566,10 +1855,12 @@ import UnidirectionalTestSupport
   /// Shrinks a failing run and describes the smallest failing sequence found.
   static func report(
     seed: UInt64, events: [Event], failure: Failure, features: Set<Feature>, rules: Rules
-  ) -> String {
+  ) async -> String {
     let prefix = Array(events.prefix(failure.eventIndex + 1))
-    let minimal = shrink(prefix) { firstFailure(in: $0, features: features, rules: rules) != nil }
-    let last = firstFailure(in: minimal, features: features, rules: rules)
+    let minimal = await shrink(prefix) {
+      await firstFailure(in: $0, features: features, rules: rules) != nil
+    }
+    let last = await firstFailure(in: minimal, features: features, rules: rules)
     let off = Feature.all.subtracting(features).map(\.rawValue).sorted()
     return """
       seed \(seed): after event \(failure.eventIndex + 1) of the run: \(failure.message)
@@ -1584,20 +1875,21 @@ import UnidirectionalTestSupport
   static func check(
     seed: UInt64, actions: Int, features: Set<Feature> = Feature.fromEnvironment,
     rules: Rules = Rules()
-  ) -> String? {
+  ) async -> String? {
     let events = events(seed: seed, actions: actions, features: features)
-    guard let failure = firstFailure(in: events, features: features, rules: rules) else {
+    guard let failure = await firstFailure(in: events, features: features, rules: rules) else {
       return nil
     }
-    return report(seed: seed, events: events, failure: failure, features: features, rules: rules)
+    return await report(
+      seed: seed, events: events, failure: failure, features: features, rules: rules)
   }
 
   // MARK: - Tests
 
   /// 40 seeds × 5,000 actions: 200,000 actions per run.
   @Test(arguments: 1...40 as ClosedRange<UInt64>)
-  func theStoreRunsWhatTheModelPredicts(seed: UInt64) {
-    if let failure = Self.check(seed: seed, actions: 5_000) {
+  func theStoreRunsWhatTheModelPredicts(seed: UInt64) async {
+    if let failure = await Self.check(seed: seed, actions: 5_000) {
       Issue.record(Comment(rawValue: failure))
     }
   }
@@ -1605,7 +1897,7 @@ import UnidirectionalTestSupport
   /// One long run, streamed (nothing but the store and the model is kept in memory), of
   /// `UNIDIRECTIONAL_OBSERVATION_SOAK` actions.
   @Test(.enabled(if: ProcessInfo.processInfo.environment["UNIDIRECTIONAL_OBSERVATION_SOAK"] != nil))
-  func soak() throws {
+  func soak() async throws {
     let environment = ProcessInfo.processInfo.environment
     let actions = try #require(Int(environment["UNIDIRECTIONAL_OBSERVATION_SOAK"] ?? ""))
     let seed = UInt64(environment["UNIDIRECTIONAL_OBSERVATION_SOAK_SEED"] ?? "") ?? 20_260_101
@@ -1617,7 +1909,7 @@ import UnidirectionalTestSupport
     while sent < actions {
       let event = generator.next()
       if event.isAction { sent += 1 }
-      if let message = replay.apply(event) {
+      if let message = await replay.apply(event) {
         // Said at once: shrinking a long run can take a while.
         print("soak, seed \(seed): failed at event \(index) (\(message)); shrinking…")
         // Regenerate the run up to the failure, and shrink it.
@@ -1626,7 +1918,7 @@ import UnidirectionalTestSupport
         let failure = Failure(eventIndex: index, message: message)
         Issue.record(
           Comment(
-            rawValue: Self.report(
+            rawValue: await Self.report(
               seed: seed, events: events, failure: failure, features: features, rules: Rules())))
         return
       }
@@ -1640,13 +1932,14 @@ import UnidirectionalTestSupport
   /// The oracle itself: a model that wrongly believes `inner.b` never changes must fail, and
   /// shrink to an observer that reads it and an action that changes it (with the toggle that
   /// makes the read happen, if it is behind the flag).
-  @Test func aBlindModelFailsWithAMinimalSequence() throws {
+  @Test func aBlindModelFailsWithAMinimalSequence() async throws {
     let rules = Rules(ignoring: ["store[\\.inner.b]"])
     // The first seed whose observers read `inner.b` at a moment it changes.
-    let failure = try #require(
-      (1...20 as ClosedRange<UInt64>).lazy.compactMap {
-        Self.check(seed: $0, actions: 2_000, features: Feature.basic, rules: rules)
-      }.first)
+    var found: String?
+    for seed in 1...20 as ClosedRange<UInt64> where found == nil {
+      found = await Self.check(seed: seed, actions: 2_000, features: Feature.basic, rules: rules)
+    }
+    let failure = try #require(found)
     let steps = failure.split(separator: "\n").filter { $0.hasPrefix("  ") }
     #expect((2...3).contains(steps.count), "\(failure)")
     #expect(steps.first?.contains("observe #") == true, "\(failure)")
@@ -1658,9 +1951,9 @@ import UnidirectionalTestSupport
 
   /// The oracle itself: a model that runs observers in reverse registration order must fail
   /// with two observers and one action that fires both.
-  @Test func aModelWithTheWrongOrderFailsWithAMinimalSequence() throws {
+  @Test func aModelWithTheWrongOrderFailsWithAMinimalSequence() async throws {
     let failure = try #require(
-      Self.check(
+      await Self.check(
         seed: 11, actions: 3_000, features: Feature.basic, rules: Rules(reverseOrder: true)))
     let steps = failure.split(separator: "\n").filter { $0.hasPrefix("  ") }
     #expect(steps.count == 3, "\(failure)")
@@ -1670,7 +1963,9 @@ import UnidirectionalTestSupport
 
   /// Every generator shows up in a default run, in useful numbers.
   @Test func theGeneratorsCoverEveryKindOfEvent() {
-    let events = Self.events(seed: 1, actions: 5_000, features: Feature.all)
+    // A run whose observers read the whole state, one read among a hundred (a third of the
+    // seeds' runs have none).
+    let events = Self.events(seed: 4, actions: 5_000, features: Feature.all)
     let definitions = Self.vocabulary.definitions
     var counts: [String: Int] = [:]
     func count(_ key: String) { counts[key, default: 0] += 1 }
@@ -1682,6 +1977,7 @@ import UnidirectionalTestSupport
           if outside, definitions[index].use == .unsafe { count("unguarded outside") }
         case .guarded(let condition, _):
           if definitions[condition].feature == .guardedReads { count("guarded") }
+          if definitions[condition].feature == .sharedValues { count("guarded by shared") }
         }
       }
     }
@@ -1695,6 +1991,7 @@ import UnidirectionalTestSupport
         case .register(let child):
           count("register")
           countSpec(child)
+        case .changeSharedTwice: count("shared changed twice")
         }
       }
     }
@@ -1716,6 +2013,11 @@ import UnidirectionalTestSupport
       case .sendToRow: count("row store send")
       case .makeRowStore: count("row store")
       case .cancel, .cancelEveryObserver: count("cancel")
+      case .sendToSecondStore: count("second store")
+      case .writeFile(let contents):
+        count(
+          Int(contents.trimmingCharacters(in: .whitespacesAndNewlines)) == nil
+            ? "corrupt file" : "file write")
       }
       previous = event
     }
@@ -1730,7 +2032,9 @@ import UnidirectionalTestSupport
       ("read rowStoreReads", 3), ("read freshRowStoreReads", 3), ("read nonEquatable", 1),
       ("read wholeState", 1),
       ("read classIdentity", 1), ("row hosted", 1), ("cancel self", 1), ("cancel other", 1),
-      ("register", 1), ("unguarded outside", 20),
+      ("register", 1), ("unguarded outside", 20), ("action setShared", 30),
+      ("second store", 30), ("file write", 20), ("corrupt file", 3), ("read sharedValues", 3),
+      ("guarded by shared", 1), ("shared changed twice", 3),
     ]
     for (key, minimum) in expectations {
       #expect(counts[key, default: 0] >= minimum, "\(key): \(counts[key, default: 0])")

@@ -1,7 +1,8 @@
 import Unidirectional
 
 /// The counter feature, in the spirit of TCA's "Effects basics": a count, a number fact about it,
-/// a timer that counts up, and a delayed return to zero after going below it.
+/// a timer that counts up, and a delayed return to zero after going below it; and a step for `+`
+/// and `-`, kept in a settings file shared by every counter (see ``CounterSettings``).
 public struct Counter: Reducer {
   /// The counter's state.
   public struct State: Equatable, Sendable {
@@ -16,27 +17,31 @@ public struct Counter: Reducer {
     public var wasFactRequestCancelled: Bool
     /// Whether the timer is counting up.
     public var isTimerOn: Bool
+    /// The settings, shared with every counter of the user (see ``CounterSettings``).
+    public var settings: Shared<CounterSettings>
 
     /// Creates a state.
     public init(
       count: Int = 0, fact: String? = nil, isFactRequestInFlight: Bool = false,
-      wasFactRequestCancelled: Bool = false, isTimerOn: Bool = false
+      wasFactRequestCancelled: Bool = false, isTimerOn: Bool = false,
+      settings: Shared<CounterSettings> = Shared(.inMemory("counter"), default: CounterSettings())
     ) {
       self.count = count
       self.fact = fact
       self.isFactRequestInFlight = isFactRequestInFlight
       self.wasFactRequestCancelled = wasFactRequestCancelled
       self.isTimerOn = isTimerOn
+      self.settings = settings
     }
   }
 
   /// What the user and the effects can do.
   public enum Action: Codable, Equatable, Sendable {
-    /// Adds one; cancels a pending return to zero once the count is back at zero or above.
+    /// Adds the step; cancels a pending return to zero once the count is back at zero or above.
     /// Like every change of the count, it cancels a fact request in flight (and sets
     /// ``State/wasFactRequestCancelled``).
     case increment
-    /// Subtracts one; below zero, starts a one-second delayed increment back toward zero.
+    /// Subtracts the step; below zero, starts a one-second delayed increment back toward zero.
     case decrement
     /// The delay started by a decrement below zero has passed.
     case decrementDelayFinished
@@ -50,6 +55,10 @@ public struct Counter: Reducer {
     case toggleTimer
     /// One second of the timer has passed.
     case timerTicked
+    /// Sets the step, for this counter and every other (saved in the settings file).
+    case setStep(Int)
+    /// The settings changed elsewhere: another counter, or an edit of the file.
+    case settingsChanged(SharedChange<CounterSettings>)
   }
 
   /// Cancellation ids of the counter's long-running effects.
@@ -72,14 +81,14 @@ public struct Counter: Reducer {
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     switch action {
     case .increment:
-      if state.count < .max { state.count += 1 }
+      state.count = Self.saturating(state.count, plus: state.settings.value.step)
       state.fact = nil
       return .merge(
         Self.countChanged(&state),
         state.count >= 0 ? .cancel(id: CancelID.decrementDelay) : .none)
 
     case .decrement:
-      if state.count > .min { state.count -= 1 }
+      state.count = Self.saturating(state.count, plus: -state.settings.value.step)
       state.fact = nil
       guard state.count < 0 else { return Self.countChanged(&state) }
       return .merge(
@@ -131,7 +140,30 @@ public struct Counter: Reducer {
       guard state.count < .max else { return .none }
       state.count += 1
       return Self.countChanged(&state)
+
+    case .setStep(let step):
+      // The command refuses other steps; a replayed log or a test might not.
+      let step = min(max(step, CounterSettings.steps.lowerBound), CounterSettings.steps.upperBound)
+      state.settings.withLock { $0.step = step }
+      return .none
+
+    case .settingsChanged:
+      // The copy has the new settings already (see `receivingShared`).
+      return .none
     }
+  }
+
+  /// The counter as a program runs it: its copy of the settings follows changes made by other
+  /// counters and edits of the file.
+  public static func receivingSettings() -> ReceiveSharedReducer<Counter, CounterSettings> {
+    Counter().receivingShared(\.settings, action: .case(Action.settingsChanged))
+  }
+
+  /// `count + step`, held at the bounds of `Int` instead of trapping.
+  private static func saturating(_ count: Int, plus step: Int) -> Int {
+    let (sum, overflow) = count.addingReportingOverflow(step)
+    guard overflow else { return sum }
+    return step > 0 ? .max : .min
   }
 
   /// The count changed: a fact being computed would be about the old count, so its request is

@@ -16,12 +16,14 @@ public enum CounterCommand: Equatable, Sendable {
   case invalid(message: String)
 
   /// The commands the program understands, for help and error messages.
-  public static let usage = "+, -, fact, timer, wait SECONDS, help, quit"
+  public static let usage = "+, -, step N, fact, timer, wait SECONDS, help, quit"
 
   /// What each command does, one per line.
   public static let commandList = """
-    +             add one
-    -             subtract one (below zero, the count returns toward zero after a second)
+    +             add the step (1 unless set)
+    -             subtract the step (below zero, the count returns toward zero after a second)
+    step N        set the step, from 1 to 1000000, kept for the next runs (in ~/.counter.json,
+                  or the file COUNTER_SETTINGS names)
     fact          a fact about the current count (a change of the count cancels it)
     timer         start or stop a timer that adds one every second
     wait SECONDS  let time pass, up to 60 seconds (for scripts)
@@ -42,6 +44,15 @@ public enum CounterCommand: Equatable, Sendable {
     case ("timer", true): self = .send(.toggleTimer)
     case ("help", true): self = .help
     case ("quit", true), ("exit", true): self = .quit
+    case ("step", _):
+      guard let step = Int(argument), CounterSettings.steps.contains(step) else {
+        self = .invalid(
+          message: "'step' needs a whole number from \(CounterSettings.steps.lowerBound) to "
+            + "\(CounterSettings.steps.upperBound), e.g. 'step 5'; got "
+            + "'\(argument.truncatedForDisplay())'")
+        return
+      }
+      self = .send(.setStep(step))
     case ("wait", _):
       guard let seconds = Double(argument), seconds >= 0, seconds <= 60 else {
         self = .invalid(

@@ -4,7 +4,7 @@ import UnidirectionalTerminal
 /// What the counter program shows, one concern per observer.
 public enum CounterDisplay {
   /// The counter's output concerns: the count, the fact request (in flight, or cancelled by a
-  /// change of the count), the fact, the timer.
+  /// change of the count), the fact, the step (when it changes), the timer.
   public static let concerns: [DisplayConcern<Counter.State, Counter.Action>] = [
     DisplayConcern("count", showsInitialValue: true) { store, styler in
       "count: " + styler.styled("\(store.count)", .bold)
@@ -19,6 +19,10 @@ public enum CounterDisplay {
     },
     DisplayConcern("fact") { store, styler in
       store.fact.map { "fact: " + styler.styled($0, .cyan) }
+    },
+    // Not shown at start: the transcripts of a counter with the default step stay as they were.
+    DisplayConcern("step") { store, styler in
+      "step: " + styler.styled("\(store[\.settings.value.step])", .bold)
     },
     DisplayConcern("timer") { store, styler in
       let isOn = store.isTimerOn

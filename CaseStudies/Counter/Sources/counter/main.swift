@@ -31,14 +31,29 @@ let arguments = ProgramArguments.parseOrExit(
 )
 
 if let path = arguments.replayPath {
+  // A storage of its own: the replay starts from the default settings, takes the ones the
+  // session had from the log, and saves nothing.
+  let initialState = withDependencies {
+    $0.sharedStorage = SharedStorage()
+  } operation: {
+    Counter.State(settings: CounterSettings.shared(at: "/replay/counter.json"))
+  }
   ActionLogSession.replayAndExit(
-    from: path, program: "counter", initialState: Counter.State(), reducer: Counter(),
+    from: path, program: "counter", initialState: initialState,
+    reducer: Counter.receivingSettings(),
     concerns: CounterDisplay.concerns, terminal: terminal)
 }
+let settingsPath = CounterSettings.path(environment: ProcessInfo.processInfo.environment)
 let store = Store(
-  initialState: Counter.State(), reducer: Counter(),
+  initialState: Counter.State(settings: CounterSettings.shared(at: settingsPath)),
+  reducer: Counter.receivingSettings(),
   interceptors: ActionLogSession.interceptors(
     for: arguments, program: "counter", terminal: terminal))
+if arguments.recordPath != nil {
+  // The log starts with the settings this session has (a step saved by an earlier run), so that
+  // its replay counts with the same step. The store's copy stays as it is.
+  store.send(.settingsChanged(store.settings.currentChange))
+}
 
 // Output comes from observers, one per concern, never from the reducer: each is redrawn only
 // when the values it read changed.
@@ -58,4 +73,7 @@ let repl = REPL(
     }
   }
 )
-exit(await repl.run(greeting: "Type a command, or 'help'."))
+let status = await repl.run(greeting: "Type a command, or 'help'.")
+// The last change of the step is on disk before the program ends.
+SharedStorage.live.waitForSaves()
+exit(status)

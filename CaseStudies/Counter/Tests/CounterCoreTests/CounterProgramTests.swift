@@ -7,7 +7,9 @@ import UnidirectionalTestSupport
 /// Runs the built `counter` executable end to end, as a user piping commands would.
 @Suite struct CounterProgramTests {
   static func run(_ input: String, arguments: [String] = []) throws -> Program.Output {
-    try Program.run("counter", input: Data(input.utf8), arguments: arguments)
+    try Program.run(
+      "counter", input: Data(input.utf8), arguments: arguments,
+      environment: CounterEnvironment.isolated)
   }
 
   @Test func executableIsBuilt() {
@@ -81,7 +83,9 @@ import UnidirectionalTestSupport
     store.send(.increment)
     store.send(.increment)
     store.send(.factButtonTapped)
-    let replayed = try Program.run("counter", input: Data(), arguments: ["--replay", path])
+    let replayed = try Program.run(
+      "counter", input: Data(), arguments: ["--replay", path],
+      environment: CounterEnvironment.isolated)
     #expect(replayed.status == 0)
     #expect(
       replayed.standardOutput == """
@@ -100,7 +104,7 @@ import UnidirectionalTestSupport
     input.append(contentsOf: [0xFF, 0xFE, 0x0A])  // Not UTF-8.
     input.append(Data(String(repeating: "y", count: 50_000).utf8))
     input.append(Data("\nwait forever\n+\n".utf8))
-    let output = try Program.run("counter", input: input)
+    let output = try Program.run("counter", input: input, environment: CounterEnvironment.isolated)
     // Like a sqlite3 script: every good line ran, and the status says some did not.
     #expect(output.status == 1)
     #expect(output.standardOutput == "count: 0\ncount: 1\ncount: 2\n")
@@ -151,14 +155,15 @@ import UnidirectionalTestSupport
 @Suite struct CounterTerminalTests {
   @Test func promptsAndColoursAtATerminal() throws {
     let output = try Program.runInTerminal(
-      "counter", input: "+\nquit\n", environment: ["TERM": "xterm"])
+      "counter", input: "+\nquit\n", environment: CounterEnvironment.isolated(["TERM": "xterm"]))
     #expect(output.contains("counter> "))
     #expect(output.contains("count: \u{1B}[1m1\u{1B}[0m"))
   }
 
   @Test func noColourWhenNoColorIsSet() throws {
     let output = try Program.runInTerminal(
-      "counter", input: "+\nquit\n", environment: ["TERM": "xterm", "NO_COLOR": "1"])
+      "counter", input: "+\nquit\n",
+      environment: CounterEnvironment.isolated(["TERM": "xterm", "NO_COLOR": "1"]))
     #expect(output.contains("counter> "))
     #expect(output.contains("count: 1"))
     #expect(!output.contains("\u{1B}[1m"))
@@ -168,7 +173,7 @@ import UnidirectionalTestSupport
 #if canImport(Glibc)
   /// The counter at a real (pseudo-)terminal, waiting for input as a person leaves it.
   @Suite struct CounterAtATerminalTests {
-    static let environment = ["TERM": "xterm", "NO_COLOR": "1"]
+    static let environment = CounterEnvironment.isolated(["TERM": "xterm", "NO_COLOR": "1"])
 
     /// C1: the timer's ticks appear while the program waits for the next line (they used to
     /// appear one per typed line: output waited for the lock of standard input).
@@ -238,7 +243,7 @@ import UnidirectionalTestSupport
       let errorTerminal = FileHandle(fileDescriptor: secondary, closeOnDealloc: true)
       let process = Process()
       process.executableURL = Program.executable(named: "counter")
-      process.environment = ["TERM": "xterm"]
+      process.environment = CounterEnvironment.isolated(["TERM": "xterm"])
       let input = Pipe()
       let output = Pipe()
       process.standardInput = input

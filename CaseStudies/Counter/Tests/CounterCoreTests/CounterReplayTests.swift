@@ -36,9 +36,12 @@ import UnidirectionalTestSupport
     defer { try? FileManager.default.removeItem(atPath: path) }
     let session = "+\nfact\n-\n-\ntimer\nwait 1.5\ntimer\n+\n"
     let recorded = try Program.run(
-      "counter", input: Data(session.utf8), arguments: ["--record", path])
+      "counter", input: Data(session.utf8), arguments: ["--record", path],
+      environment: CounterEnvironment.isolated)
     #expect(recorded.status == 0)
-    let replayed = try Program.run("counter", input: Data(), arguments: ["--replay", path])
+    let replayed = try Program.run(
+      "counter", input: Data(), arguments: ["--replay", path],
+      environment: CounterEnvironment.isolated)
     #expect(replayed.status == 0)
     #expect(replayed.standardError.isEmpty)
     #expect(replayed.standardOutput == recorded.standardOutput)
@@ -46,7 +49,9 @@ import UnidirectionalTestSupport
   }
 
   @Test func anEmptyFileIsSaidToBeEmpty() throws {
-    let replayed = try Program.run("counter", input: Data(), arguments: ["--replay", "/dev/null"])
+    let replayed = try Program.run(
+      "counter", input: Data(), arguments: ["--replay", "/dev/null"],
+      environment: CounterEnvironment.isolated)
     #expect(replayed.status == 1)
     #expect(
       replayed.standardError
@@ -58,21 +63,28 @@ import UnidirectionalTestSupport
   @Test func aTruncatedLogReplaysUpToItsLastGoodAction() throws {
     let path = temporaryFilePath("counter-truncated")
     defer { try? FileManager.default.removeItem(atPath: path) }
-    _ = try Program.run("counter", input: Data("+\n+\n+\n".utf8), arguments: ["--record", path])
+    _ = try Program.run(
+      "counter", input: Data("+\n+\n+\n".utf8), arguments: ["--record", path],
+      environment: CounterEnvironment.isolated)
     // Cut the file in the middle of its last line, as a crash while writing would.
     let data = try Data(contentsOf: URL(fileURLWithPath: path))
     try data.prefix(data.count - 10).write(to: URL(fileURLWithPath: path))
 
-    let replayed = try Program.run("counter", input: Data(), arguments: ["--replay", path])
+    let replayed = try Program.run(
+      "counter", input: Data(), arguments: ["--replay", path],
+      environment: CounterEnvironment.isolated)
     #expect(replayed.status == 1)
     #expect(replayed.standardOutput == "count: 0\ncount: 1\ncount: 2\n")
-    #expect(replayed.standardError.contains("line 4: the log ends in the middle of an entry"))
+    // Line 1 is the header, line 2 the settings the session started with.
+    #expect(replayed.standardError.contains("line 5: the log ends in the middle of an entry"))
   }
 
   @Test func recordTakesItsFileEitherWayAndNeverReplacesOneUnlessForced() throws {
     let path = temporaryFilePath("counter-force")
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let first = try Program.run("counter", input: Data("+\n".utf8), arguments: ["--record=\(path)"])
+    let first = try Program.run(
+      "counter", input: Data("+\n".utf8), arguments: ["--record=\(path)"],
+      environment: CounterEnvironment.isolated)
     #expect(first.status == 0)
     let attributes = try FileManager.default.attributesOfItem(atPath: path)
     #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
@@ -81,7 +93,8 @@ import UnidirectionalTestSupport
 
     // An existing file is refused, and left as it was.
     let refused = try Program.run(
-      "counter", input: Data("+\n+\n".utf8), arguments: ["--record", path])
+      "counter", input: Data("+\n+\n".utf8), arguments: ["--record", path],
+      environment: CounterEnvironment.isolated)
     #expect(refused.status == 1)
     #expect(refused.standardOutput.isEmpty)
     #expect(
@@ -92,9 +105,12 @@ import UnidirectionalTestSupport
 
     // With --force it is replaced.
     let forced = try Program.run(
-      "counter", input: Data("+\n+\n".utf8), arguments: ["--record", path, "--force"])
+      "counter", input: Data("+\n+\n".utf8), arguments: ["--record", path, "--force"],
+      environment: CounterEnvironment.isolated)
     #expect(forced.status == 0)
-    let replayed = try Program.run("counter", input: Data(), arguments: ["--replay", path])
+    let replayed = try Program.run(
+      "counter", input: Data(), arguments: ["--replay", path],
+      environment: CounterEnvironment.isolated)
     #expect(replayed.standardOutput == "count: 0\ncount: 1\ncount: 2\n")
   }
 
@@ -103,7 +119,9 @@ import UnidirectionalTestSupport
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     for arguments in [["--record", directory], ["--record", directory, "--force"]] {
-      let refused = try Program.run("counter", input: Data("+\n".utf8), arguments: arguments)
+      let refused = try Program.run(
+        "counter", input: Data("+\n".utf8), arguments: arguments,
+        environment: CounterEnvironment.isolated)
       #expect(refused.status == 1)
       #expect(refused.standardOutput.isEmpty)
       #expect(
@@ -117,7 +135,9 @@ import UnidirectionalTestSupport
     defer { try? FileManager.default.removeItem(atPath: path) }
     _ = try Program.run(
       "tictactoe", input: Data("email a@b.c\n".utf8), arguments: ["--record", path])
-    let replayed = try Program.run("counter", input: Data(), arguments: ["--replay", path])
+    let replayed = try Program.run(
+      "counter", input: Data(), arguments: ["--replay", path],
+      environment: CounterEnvironment.isolated)
     #expect(replayed.status == 1)
     #expect(replayed.standardOutput.isEmpty)
     #expect(
@@ -135,7 +155,9 @@ import UnidirectionalTestSupport
     {"action":{"increment":{}},"sequence":2,"timestamp":"2026-01-01T00:00:01.000Z"}
 
     """.write(toFile: path, atomically: true, encoding: .utf8)
-    let replayed = try Program.run("counter", input: Data(), arguments: ["--replay", path])
+    let replayed = try Program.run(
+      "counter", input: Data(), arguments: ["--replay", path],
+      environment: CounterEnvironment.isolated)
     #expect(replayed.standardError.isEmpty)
     #expect(replayed.status == 0)
     #expect(replayed.standardOutput == "count: 0\ncount: 1\ncount: 2\n")

@@ -9,7 +9,8 @@ import Unidirectional
   import Darwin
 #endif
 
-/// The file the to-do list lives in between runs.
+/// The file the to-do list lives in between runs: a shared value (``sharedList(default:)``),
+/// kept by the library's `FileKey` in this format.
 ///
 /// The format is JSON, written by this type only:
 ///
@@ -22,28 +23,15 @@ import Unidirectional
 /// }
 /// ```
 ///
-/// Saving is atomic: the list is written to a temporary file in the same directory, flushed to
-/// disk (`fsync`), renamed over the file, and the directory is flushed, so a crash at any moment
-/// leaves either the old list or the new one, never a mix or nothing. Loading a file that is not
-/// such a list throws ``TodoFileError/corrupt(path:reason:)`` and leaves the file as it is.
+/// The library saves it atomically after every change of the list (a temporary file, `fsync`,
+/// rename, `fsync` of the directory, mode 0600), so a crash at any moment leaves either the old
+/// list or the new one. A file that is not such a list is reported and left as it is.
 public struct TodoFile: Sendable, Equatable {
   /// The path of the file.
   public let path: String
 
   /// The format version this program writes and reads.
   public static let formatVersion = 1
-
-  /// A save step to fail on purpose, for tests of atomicity: the save stops there with an error,
-  /// as a crash or a full disk would stop it.
-  enum Fault: Sendable, Equatable {
-    /// Write half of the temporary file, then fail.
-    case writingTemporaryFile
-    /// Fail just before renaming the temporary file over the list.
-    case renaming
-  }
-
-  /// A fault to inject into every save (tests only).
-  var fault: Fault?
 
   /// A file at `path`.
   public init(path: String) {
@@ -63,50 +51,31 @@ public struct TodoFile: Sendable, Equatable {
     return (home as NSString).appendingPathComponent(".todos.json")
   }
 
-  // MARK: Loading
-
-  /// Reads the list. A file that does not exist is an empty list, if its directory exists (the
-  /// file is created by the first save).
+  /// The list kept in this file, shared by every `Todos` state that holds it (and followed
+  /// when another process changes the file).
   ///
-  /// - Throws: ``TodoFileError/unreadable(path:reason:)`` if the file exists but cannot be read
-  ///   (or is a directory), ``TodoFileError/corrupt(path:reason:)`` if it is not a valid list,
-  ///   ``TodoFileError/unwritable(path:reason:)`` if it does not exist and cannot be created
-  ///   because its directory does not exist. The file is never changed.
-  public func load() throws(TodoFileError) -> IdentifiedArray<Todo> {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else {
-      let code = errno
-      guard code == ENOENT else {
-        throw .unreadable(path: path, reason: String(cString: strerror(code)))
-      }
-      let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-      var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory),
-        isDirectory.boolValue
-      else {
-        throw .unwritable(
-          path: path, reason: "the directory \(directory) does not exist; create it first")
-      }
-      return []
-    }
-    defer { close(descriptor) }
-    var status = stat()
-    if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
-      throw .unreadable(path: path, reason: "it is a directory, not a file")
-    }
-    var data = Data()
-    var buffer = [UInt8](repeating: 0, count: 65_536)
-    while true {
-      let count = read(descriptor, &buffer, buffer.count)
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw .unreadable(path: path, reason: String(cString: strerror(errno)))
-      }
-      if count == 0 { break }
-      data.append(contentsOf: buffer[..<count])
-    }
-    return try Self.decode(data, path: path)
+  /// - Parameter list: The list while the file does not exist.
+  public func sharedList(default list: IdentifiedArray<Todo> = []) -> Shared<IdentifiedArray<Todo>>
+  {
+    Shared(.file(path, format: Self.format), default: list)
   }
+
+  /// How the list is written in the file, for the library's `FileKey`: ``encode(_:)``, and a
+  /// decoding that refuses anything this program would never have written.
+  public static let format = SharedFileFormat<IdentifiedArray<Todo>>(
+    encode: { encode($0) },
+    decode: { data in
+      let contents = try JSONDecoder().decode(Contents.self, from: data)
+      if let problem = problem(with: contents) { throw FormatProblem(description: problem) }
+      return contents.todos
+    })
+
+  /// Why a file's contents are not a list: its description is the reason given.
+  struct FormatProblem: Error, CustomStringConvertible {
+    let description: String
+  }
+
+  // MARK: The format
 
   /// Decodes the contents of a file.
   ///
@@ -120,18 +89,20 @@ public struct TodoFile: Sendable, Equatable {
     } catch {
       throw .corrupt(path: path, reason: describe(error))
     }
+    if let problem = problem(with: contents) { throw .corrupt(path: path, reason: problem) }
+    return contents.todos
+  }
+
+  /// What makes `contents` a list this program would never have written, or `nil`.
+  private static func problem(with contents: Contents) -> String? {
     guard contents.version == formatVersion else {
-      throw .corrupt(
-        path: path,
-        reason: "format version \(contents.version) is not one this program reads "
-          + "(it reads version \(formatVersion))")
+      return "format version \(contents.version) is not one this program reads "
+        + "(it reads version \(formatVersion))"
     }
     for (offset, todo) in contents.todos.enumerated() {
-      if let problem = problem(with: todo) {
-        throw .corrupt(path: path, reason: "item \(offset + 1): \(problem)")
-      }
+      if let problem = problem(with: todo) { return "item \(offset + 1): \(problem)" }
     }
-    return contents.todos
+    return nil
   }
 
   /// What makes `todo` one this program would never have written, or `nil`.
@@ -165,77 +136,6 @@ public struct TodoFile: Sendable, Equatable {
     var todos: IdentifiedArray<Todo>
   }
 
-  // MARK: Saving
-
-  /// Replaces the file's list with `todos`, atomically.
-  ///
-  /// Writes a temporary file beside the file (same directory, so the rename cannot cross file
-  /// systems), `fsync`s it, renames it over the file and `fsync`s the directory. If any step
-  /// fails, the temporary file is removed and the old file is left as it was. If the path is a
-  /// symbolic link, the file it points to is replaced and the link kept.
-  ///
-  /// - Throws: ``TodoFileError/unwritable(path:reason:)`` naming the step that failed.
-  public func save(_ todos: IdentifiedArray<Todo>) throws(TodoFileError) {
-    let data = Self.encode(todos)
-    // Through a symbolic link, replace the file it points to (in that file's directory), not
-    // the link.
-    let url = URL(fileURLWithPath: path).resolvingSymlinksInPath()
-    let target = url.path
-    let directory = url.deletingLastPathComponent().path
-    let temporary =
-      url.deletingLastPathComponent()
-      .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp").path
-
-    func failure(_ step: String, _ code: Int32 = errno) -> TodoFileError {
-      .unwritable(path: path, reason: "\(step): \(String(cString: strerror(code)))")
-    }
-
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else {
-      throw failure("cannot create the temporary file \(temporary)")
-    }
-    var isTemporaryInPlace = true
-    defer { if isTemporaryInPlace { unlink(temporary) } }
-    do {
-      defer { close(descriptor) }
-      let count = fault == .writingTemporaryFile ? data.count / 2 : data.count
-      let writeError = data.prefix(count).withUnsafeBytes { bytes -> Int32? in
-        var offset = 0
-        while offset < bytes.count {
-          let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-          if written < 0 {
-            if errno == EINTR { continue }
-            return errno
-          }
-          offset += written
-        }
-        return nil
-      }
-      if let writeError {
-        throw failure("cannot write the temporary file \(temporary)", writeError)
-      }
-      if fault == .writingTemporaryFile {
-        throw failure("cannot write the temporary file \(temporary)", ENOSPC)
-      }
-      guard fsync(descriptor) == 0 else {
-        throw failure("cannot flush the temporary file \(temporary)")
-      }
-    }
-    if fault == .renaming { throw failure("cannot rename \(temporary)", EIO) }
-    guard rename(temporary, target) == 0 else {
-      throw failure("cannot rename \(temporary) to \(target)")
-    }
-    isTemporaryInPlace = false
-    // Make the rename itself durable. A directory that cannot be opened or flushed (some file
-    // systems refuse) leaves the new file in place; the list is saved as far as this process can
-    // tell.
-    let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if directoryDescriptor >= 0 {
-      _ = fsync(directoryDescriptor)
-      close(directoryDescriptor)
-    }
-  }
-
   private static func describe(_ error: any Error) -> String {
     switch error {
     case DecodingError.dataCorrupted(let context):
@@ -267,6 +167,20 @@ public enum TodoFileError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The file cannot be written (a save failed, or its directory does not exist); the file is
   /// as it was.
   case unwritable(path: String, reason: String)
+
+  /// The error the library reported for the list's file, in this program's words.
+  ///
+  /// - Parameter error: What the library's `FileKey` reported.
+  public init(_ error: SharedStorageError) {
+    switch error {
+    case .unreadable(let path, let reason): self = .unreadable(path: path, reason: reason)
+    case .corrupt(let path, let reason): self = .corrupt(path: path, reason: reason)
+    case .unwritable(let path, let reason): self = .unwritable(path: path, reason: reason)
+    case .notOverwritten(let path):
+      self = .unwritable(
+        path: path, reason: "it could not be loaded when the program started, and is kept as it is")
+    }
+  }
 
   /// One line naming the file and the problem.
   public var description: String {

@@ -9,8 +9,19 @@ public struct Todos: Reducer {
 
   /// The program's state.
   public struct State: Equatable, Sendable {
-    /// Every item, in the user's order.
-    public var todos: IdentifiedArray<Todo>
+    /// Every item, in the user's order: the list kept in the file (see ``list``), changed
+    /// through it.
+    public var todos: IdentifiedArray<Todo> {
+      get { list.value }
+      set {
+        // A row written back unchanged is no change to save.
+        guard newValue != list.value else { return }
+        list.withLock { $0 = newValue }
+      }
+    }
+    /// The list, shared with the file it is kept in (``TodoFile/sharedList(default:)``): saved
+    /// after every change, and followed when another program changes the file.
+    public var list: Shared<IdentifiedArray<Todo>>
     /// Which items the list shows.
     public var filter: Filter
     /// The last deleted item, while it can be restored, and then the fact that it cannot.
@@ -23,12 +34,18 @@ public struct Todos: Reducer {
     public var path: StackState<Mode.State>
 
     /// Creates a state.
+    ///
+    /// - Parameters:
+    ///   - todos: The items of a list of its own, kept in memory, when `list` is `nil`.
+    ///   - list: The list kept in a file (``TodoFile/sharedList(default:)``); `nil` for a list
+    ///     of this state's own, in memory.
     public init(
-      todos: IdentifiedArray<Todo> = [], filter: Filter = .all, undo: Undo? = nil,
-      saveError: String? = nil, editor: Editor.State? = nil,
-      path: StackState<Mode.State> = StackState()
+      todos: IdentifiedArray<Todo> = [], list: Shared<IdentifiedArray<Todo>>? = nil,
+      filter: Filter = .all, undo: Undo? = nil, saveError: String? = nil,
+      editor: Editor.State? = nil, path: StackState<Mode.State> = StackState()
     ) {
-      self.todos = todos
+      // A name no other state uses: states made apart never share their lists.
+      self.list = list ?? Shared(.inMemory("Todos.State \(UUID().uuidString)"), default: todos)
       self.filter = filter
       self.undo = undo
       self.saveError = saveError
@@ -77,6 +94,8 @@ public struct Todos: Reducer {
     case undoExpired
     /// Saving failed with this message.
     case saveFailed(String)
+    /// The list's file was changed by another program: the list is its new contents.
+    case listChanged(SharedChange<IdentifiedArray<Todo>>)
     /// The program is about to exit: stops the undo timer, so nothing is left running.
     case exiting
   }
@@ -85,26 +104,27 @@ public struct Todos: Reducer {
   public enum CancelID: Hashable, Sendable {
     /// The timer that ends the undo window.
     case undoTimer
-    /// The save in progress.
-    case save
   }
 
   @Dependency(\.continuousClock) var clock
   @Dependency(\.uuid) var uuid
-  @Dependency(\.todoStorage) var storage
 
   /// Creates the feature.
   public init() {}
 
-  /// The list's reducer with its rows, the editor and the modes, and a save whenever the items
-  /// change.
+  /// The list's reducer with its rows, the editor and the modes. Every change of the items is a
+  /// change of the shared list, which the library saves.
   public var body: some Reducer<State, Action> {
-    SavingChanges(storage: storage) {
-      Reduce(core)
-        .forEach(\.todos, action: .todos) { TodoRow() }
-        .ifLet(\.$editor, action: .editor) { Editor() }
-        .forEach(\.path, action: .path) { Mode() }
-    }
+    Reduce(core)
+      .forEach(\.todos, action: .todos) { TodoRow() }
+      .ifLet(\.$editor, action: .editor) { Editor() }
+      .forEach(\.path, action: .path) { Mode() }
+  }
+
+  /// The program's reducer: ``Todos``, receiving the changes another program makes to the
+  /// list's file.
+  public static func receivingList() -> ReceiveSharedReducer<Todos, IdentifiedArray<Todo>> {
+    Todos().receivingShared(\.list, action: .case(Action.listChanged))
   }
 
   private func core(into state: inout State, action: Action) -> Effect<Action> {
@@ -187,37 +207,20 @@ public struct Todos: Reducer {
       state.saveError = message
       return .none
 
+    case .listChanged:
+      // The list is the file's already. Leave what shows an item that is gone: the modes about
+      // it (from the lowest one up; their effects end with them) and its editor.
+      let todos = state.todos
+      let gone = state.path.ids.first { id in
+        state.path[id: id].map { !todos.contains(id: $0.todoID) } ?? false
+      }
+      if let gone { state.path.pop(from: gone) }
+      if let id = state.editor?.id, !state.todos.contains(id: id) { state.editor = nil }
+      return .none
+
     case .exiting:
       return .cancel(id: CancelID.undoTimer)
     }
-  }
-}
-
-/// Runs `base`, then saves the list through the storage dependency if the action changed it.
-///
-/// Each save cancels the one before it if that one has not started writing, so saves never
-/// finish out of order (see ``TodoStorage/file(_:)``).
-struct SavingChanges<Base: Reducer<Todos.State, Todos.Action>>: Reducer {
-  let storage: TodoStorage
-  let base: Base
-
-  init(storage: TodoStorage, @ReducerBuilder<Todos.State, Todos.Action> base: () -> Base) {
-    self.storage = storage
-    self.base = base()
-  }
-
-  func reduce(into state: inout Todos.State, action: Todos.Action) -> Effect<Todos.Action> {
-    let before = state.todos
-    let effect = base.reduce(into: &state, action: action)
-    guard state.todos != before else { return effect }
-    let todos = state.todos
-    let save = Effect<Todos.Action>.run { [storage] _ in
-      try await storage.save(todos)
-    } catch: { error, send in
-      await send(.saveFailed("\(error)"))
-    }
-    .cancellable(id: Todos.CancelID.save, cancelInFlight: true)
-    return .merge(effect, save)
   }
 }
 

@@ -54,20 +54,33 @@ if arguments.wantsHelp {
 let file = TodoFile(
   path: TodoFile.resolvedPath(
     option: arguments.file, environment: ProcessInfo.processInfo.environment))
-let todos: IdentifiedArray<Todo>
-do {
-  todos = try file.load()
-} catch {
+// Where the list lives: its file on disk. What goes wrong loading it stops the program; what goes
+// wrong saving it is said on the list's screen (see `saveFailed`).
+let storeLink = Locked<Store<Todos.State, Todos.Action>?>(nil)
+let loadFailure = Locked<SharedStorageError?>(nil)
+let storage = SharedStorage(filesOnDisk: true) { error in
+  guard let store = storeLink.withLock({ $0 }) else {
+    loadFailure.withLock { $0 = $0 ?? error }
+    return
+  }
+  store.send(.saveFailed(TodoFileError(error).description))
+}
+let initialState = withDependencies {
+  $0.sharedStorage = storage
+} operation: {
+  Todos.State(list: file.sharedList())
+}
+if let failure = loadFailure.withLock({ $0 }) {
+  let error = TodoFileError(failure)
   terminal.printError("\(error)\n\(error.advice)")
   exit(1)
 }
-
 let store = withDependencies {
-  $0.todoStorage = .file(file)
+  $0.sharedStorage = storage
 } operation: {
-  Store(initialState: Todos.State(todos: todos)) { Todos() }
+  Store(initialState: initialState, reducer: Todos.receivingList())
 }
-
+storeLink.withLock { $0 = store }
 if terminal.isInteractive {
   terminal.print("Type a command, or 'help'. The list is saved in \(file.path).")
 }
@@ -109,10 +122,12 @@ loop: while true {
   }
 }
 
-// Stop the undo timer, then wait for every effect: a save started by an action an effect sent
-// (the editor's) is covered by no task of this loop, and must not be cut off by `exit`.
+// Stop the undo timer, then wait for every effect, and for the last save of the list: `exit`
+// must cut off neither.
 await store.send(.exiting).finish()
 await store.waitForEffects()
+// The last change of the list is on disk before the program ends.
+await storage.saved()
 withExtendedLifetime(observers) {}
 if store.saveError != nil { exit(terminal.exitStatus(after: 1)) }
 exit(terminal.exitStatus(after: !terminal.isInteractive && refusedLines > 0 ? 1 : 0))

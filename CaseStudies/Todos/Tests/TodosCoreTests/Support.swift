@@ -19,19 +19,34 @@ func items(_ titles: String...) -> IdentifiedArray<Todo> {
     uniqueElements: titles.enumerated().map { Todo(id: uuid(100 + $0.offset), title: $0.element) })
 }
 
+/// Where a test's list file lives: in memory, in the test's own `SharedStorage`.
+let listPath = "/todos/list.json"
+
+/// A state whose list is kept in the test's list file (``listPath``), starting as `todos`.
+func stateWithFile(_ todos: IdentifiedArray<Todo>) -> Todos.State {
+  Todos.State(list: TodoFile(path: listPath).sharedList(default: todos))
+}
+
+/// The list saved in `storage`'s list file, once every save so far has finished; `nil` if
+/// nothing was saved.
+func savedList(in storage: SharedStorage) async -> IdentifiedArray<Todo>? {
+  await storage.saved()
+  return storage.file(listPath).map { try! TodoFile.decode($0, path: listPath) }
+}
+
 /// A test store of the whole program whose named observers are the program's own output
-/// concerns, with an in-memory storage, a test clock and incrementing UUIDs.
+/// concerns, with its own shared storage, a test clock and incrementing UUIDs.
 func makeStore(
-  _ state: Todos.State = Todos.State(),
+  _ state: @autoclosure () -> Todos.State = Todos.State(),
   clock: TestClock = TestClock(),
-  saved: SavedLists = SavedLists()
+  storage: SharedStorage = SharedStorage()
 ) -> TestStore<Todos.State, Todos.Action> {
-  let store = TestStore(initialState: state) {
+  let store = TestStore(initialState: state()) {
     Todos()
   } withDependencies: {
     $0.continuousClock = clock
     $0.uuid = .incrementing
-    $0.todoStorage = .inMemory(saved)
+    $0.sharedStorage = storage
   }
   for concern in TodosDisplay.concerns + TodosDisplay.errorConcerns {
     store.observe(concern.name) { _ = concern.render($0, .plain) }

@@ -4,8 +4,13 @@ import Unidirectional
 
 @testable import TodosCore
 
-/// The file between runs: what is saved is what loads, saves are atomic, and a file that is not
-/// a list is reported by name and never changed.
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The file between runs, kept by the library's `FileKey` in ``TodoFile/format``: what is saved
+/// is what loads, through a symbolic link too, and a file that is not a list is reported by name
+/// and never changed.
 @Suite struct TodoFileTests {
   /// A fresh directory for one test, and the path of a to-do file in it.
   static func temporaryFile() throws -> (directory: URL, file: TodoFile) {
@@ -20,27 +25,56 @@ import Unidirectional
     Todo(id: uuid(2), title: "Call “Ann” — soon ✓", isComplete: true),
   ]
 
-  @Test func aSavedListLoadsBackTheSame() throws {
-    let (directory, file) = try Self.temporaryFile()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    try file.save(Self.sample)
-    #expect(try file.load() == Self.sample)
-    // Saving again replaces the list.
-    try file.save([Self.sample[1]])
-    #expect(try file.load() == [Self.sample[1]])
-    // Only the file is left in the directory: no temporary file.
-    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["todos.json"])
+  /// What a new program run would find in `file`: the list loaded by a storage of its own, and
+  /// what that storage reported.
+  static func load(_ file: TodoFile) -> (list: IdentifiedArray<Todo>, issues: [SharedStorageError])
+  {
+    let issues = Locked<[SharedStorageError]>([])
+    let storage = SharedStorage(filesOnDisk: true) { issue in issues.withLock { $0.append(issue) } }
+    let list = withDependencies {
+      $0.sharedStorage = storage
+    } operation: {
+      file.sharedList()
+    }
+    return (list.value, issues.withLock { $0 })
   }
 
-  @Test func aSaveThroughASymbolicLinkReplacesTheFileItPointsTo() throws {
+  /// Sets the list in `file` as the program does, and waits for the save.
+  static func save(_ todos: IdentifiedArray<Todo>, in file: TodoFile) async {
+    let storage = SharedStorage(filesOnDisk: true)
+    var list = withDependencies {
+      $0.sharedStorage = storage
+    } operation: {
+      file.sharedList()
+    }
+    list.withLock { $0 = todos }
+    await storage.saved()
+  }
+
+  @Test func aSavedListLoadsBackTheSame() async throws {
     let (directory, file) = try Self.temporaryFile()
     defer { try? FileManager.default.removeItem(at: directory) }
-    try file.save(Self.sample)
+    await Self.save(Self.sample, in: file)
+    #expect(Self.load(file).list == Self.sample)
+    // Saving again replaces the list.
+    await Self.save([Self.sample[1]], in: file)
+    #expect(Self.load(file).list == [Self.sample[1]])
+    // Only the file is left in the directory, readable by its owner alone.
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["todos.json"])
+    var status = stat()
+    #expect(stat(file.path, &status) == 0)
+    #expect(status.st_mode & 0o777 == 0o600)
+  }
+
+  @Test func aSaveThroughASymbolicLinkReplacesTheFileItPointsTo() async throws {
+    let (directory, file) = try Self.temporaryFile()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    await Self.save(Self.sample, in: file)
     let link = directory.appendingPathComponent("link.json").path
     try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file.path)
-    try TodoFile(path: link).save([Self.sample[0]])
+    await Self.save([Self.sample[0]], in: TodoFile(path: link))
     #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == file.path)
-    #expect(try file.load() == [Self.sample[0]])
+    #expect(Self.load(file).list == [Self.sample[0]])
   }
 
   @Test func theFormatIsVersionedJSON() throws {
@@ -67,54 +101,24 @@ import Unidirectional
   @Test func aMissingFileIsAnEmptyList() throws {
     let (directory, file) = try Self.temporaryFile()
     defer { try? FileManager.default.removeItem(at: directory) }
-    #expect(try file.load().isEmpty)
-  }
-
-  @Test(arguments: [TodoFile.Fault.writingTemporaryFile, .renaming])
-  func aSaveThatFailsMidwayLeavesTheOldFileIntact(fault: TodoFile.Fault) throws {
-    let (directory, file) = try Self.temporaryFile()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    try file.save(Self.sample)
-    let before = try Data(contentsOf: URL(fileURLWithPath: file.path))
-
-    var failing = file
-    failing.fault = fault
-    #expect(throws: TodoFileError.self) {
-      try failing.save([Todo(id: uuid(9), title: "New")])
-    }
-    #expect(try Data(contentsOf: URL(fileURLWithPath: file.path)) == before)
-    #expect(try file.load() == Self.sample)
-    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["todos.json"])
+    let loaded = Self.load(file)
+    #expect(loaded.list.isEmpty)
+    #expect(loaded.issues.isEmpty)
   }
 
   @Test func aFileThatCannotBeReadIsReportedWithTheReason() throws {
     let (directory, _) = try Self.temporaryFile()
     defer { try? FileManager.default.removeItem(at: directory) }
     #expect(
-      throws: TodoFileError.unreadable(
-        path: directory.path, reason: "it is a directory, not a file")
-    ) {
-      try TodoFile(path: directory.path).load()
-    }
+      Self.load(TodoFile(path: directory.path)).issues
+        == [.unreadable(path: directory.path, reason: "it is a directory, not a file")])
     let missing = directory.appendingPathComponent("missing/todos.json").path
     #expect(
-      throws: TodoFileError.unwritable(
-        path: missing,
-        reason: "the directory \(directory.path)/missing does not exist; create it first")
-    ) {
-      try TodoFile(path: missing).load()
-    }
-  }
-
-  @Test func aSaveIntoAMissingDirectoryFailsWithTheStep() throws {
-    let file = TodoFile(path: "/nonexistent-\(UUID().uuidString)/todos.json")
-    do {
-      try file.save(Self.sample)
-      Issue.record("the save succeeded")
-    } catch {
-      #expect("\(error)".hasPrefix("cannot save \(file.path): cannot create the temporary file"))
-      #expect("\(error)".hasSuffix("No such file or directory"))
-    }
+      Self.load(TodoFile(path: missing)).issues == [
+        .unreadable(
+          path: missing,
+          reason: "the directory \(directory.path)/missing does not exist; create it first")
+      ])
   }
 
   @Test(arguments: [
@@ -134,24 +138,29 @@ import Unidirectional
       "duplicate id"
     ),
   ])
-  func aCorruptFileIsReportedByNameAndLeftUntouched(contents: String, problem: String) throws {
+  func aCorruptFileIsReportedByNameAndLeftUntouched(contents: String, problem: String) async throws
+  {
     let (directory, file) = try Self.temporaryFile()
     defer { try? FileManager.default.removeItem(at: directory) }
     try Data(contents.utf8).write(to: URL(fileURLWithPath: file.path))
-    do {
-      _ = try file.load()
-      Issue.record("a corrupt file loaded")
-    } catch {
-      guard case .corrupt(let path, let reason) = error else {
-        Issue.record("not reported as corrupt: \(error)")
-        return
-      }
-      #expect(path == file.path)
-      #expect(reason.contains(problem), "\(reason)")
-      #expect("\(error)".hasPrefix("\(file.path) is not a valid to-do list: "))
-      #expect(error.advice.contains("left untouched"))
+    let loaded = Self.load(file)
+    #expect(loaded.list.isEmpty)
+    guard case .corrupt(let path, let reason) = loaded.issues.first else {
+      Issue.record("not reported as corrupt: \(loaded.issues)")
+      return
     }
+    #expect(path == file.path)
+    #expect(reason.contains(problem), "\(reason)")
+    let error = TodoFileError(loaded.issues[0])
+    #expect("\(error)".hasPrefix("\(file.path) is not a valid to-do list: "))
+    #expect(error.advice.contains("left untouched"))
+    // A change of the list in the program that found it so is never saved over it.
+    await Self.save(Self.sample, in: file)
     #expect(try Data(contentsOf: URL(fileURLWithPath: file.path)) == Data(contents.utf8))
+    // The format's own check, as a test reads a file.
+    #expect(throws: TodoFileError.self) {
+      try TodoFile.decode(Data(contents.utf8), path: file.path)
+    }
   }
 
   @Test func thePathComesFromTheOptionThenTheEnvironmentThenHome() {
@@ -161,20 +170,5 @@ import Unidirectional
     #expect(
       TodoFile.resolvedPath(option: nil, environment: ["TODOS_FILE": "", "HOME": "/home/ann"])
         == "/home/ann/.todos.json")
-  }
-
-  @Test func theFileStorageSavesTheNewestListLast() async throws {
-    let (directory, file) = try Self.temporaryFile()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let storage = TodoStorage.file(file)
-    try await storage.save(Self.sample)
-    #expect(try file.load() == Self.sample)
-    // A save whose effect was cancelled before it began writes nothing.
-    let cancelled = Task {
-      withUnsafeCurrentTask { $0?.cancel() }
-      try await storage.save([])
-    }
-    try await cancelled.value
-    #expect(try file.load() == Self.sample)
   }
 }

@@ -13,8 +13,8 @@ import UnidirectionalTesting
   // MARK: The editor
 
   @Test func editValidatesTheDraftAndSavesOnlyAValidTitle() async {
-    let saved = SavedLists()
-    let store = makeStore(Todos.State(todos: items("A", "B")), saved: saved)
+    let storage = SharedStorage()
+    let store = makeStore(stateWithFile(items("A", "B")), storage: storage)
     observeRow("row A", id: a, of: store)
     observeRow("row B", id: b, of: store)
 
@@ -41,7 +41,7 @@ import UnidirectionalTesting
       $0.editor?.draft = " A, better "
       $0.editor?.problem = nil
     }
-    #expect(saved.all.isEmpty)
+    #expect(await savedList(in: storage) == nil)
 
     await store.send(.editor(.presented(.saveTapped)))
     await store.receive(.editor(.presented(.delegate(.save(title: "A, better")))), fires: ["row A"])
@@ -51,13 +51,13 @@ import UnidirectionalTesting
     await store.receive(.editor(.dismiss), fires: ["list", "item", "tags", "editor"]) {
       $0.editor = nil
     }
-    #expect(saved.all.map { $0.map(\.title) } == [["A, better", "B"]])
+    #expect(await savedList(in: storage)?.map(\.title) == ["A, better", "B"])
     await store.finish()
   }
 
   @Test func cancelLeavesTheItemAsItWas() async {
-    let saved = SavedLists()
-    let store = makeStore(Todos.State(todos: items("A")), saved: saved)
+    let storage = SharedStorage()
+    let store = makeStore(stateWithFile(items("A")), storage: storage)
     await store.send(.editTapped(id: a), fires: ["list", "item", "tags", "editor"]) {
       $0.editor = Editor.State(id: self.a, original: "A", draft: "A")
     }
@@ -68,7 +68,7 @@ import UnidirectionalTesting
     await store.receive(.editor(.dismiss), fires: ["list", "item", "tags", "editor"]) {
       $0.editor = nil
     }
-    #expect(saved.all.isEmpty)
+    #expect(await savedList(in: storage) == nil)
     #expect(store.state.screen == .list)
     await store.finish()
   }
@@ -76,8 +76,8 @@ import UnidirectionalTesting
   // MARK: The stack of modes
 
   @Test func listThenItemThenTagsAndBack() async {
-    let saved = SavedLists()
-    let store = makeStore(Todos.State(todos: items("A", "B")), saved: saved)
+    let storage = SharedStorage()
+    let store = makeStore(stateWithFile(items("A", "B")), storage: storage)
     observeRow("row A", id: a, of: store)
     observeRow("row B", id: b, of: store)
 
@@ -113,7 +113,7 @@ import UnidirectionalTesting
     ) {
       $0.todos[id: self.a]?.tags = ["errands"]
     }
-    #expect(saved.last?[id: a]?.tags == ["errands"])
+    #expect(await savedList(in: storage)?[id: a]?.tags == ["errands"])
 
     // Each mode leaves by dismissing itself: the stack pops it.
     #expect(action("back", store.state) == .path(.element(id: 1, action: .tags(.backTapped))))

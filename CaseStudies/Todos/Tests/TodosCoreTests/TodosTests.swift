@@ -12,31 +12,31 @@ import UnidirectionalTesting
   let c = uuid(102)
 
   @Test func addAppendsATrimmedItemAndSavesTheList() async {
-    let saved = SavedLists()
-    let store = makeStore(saved: saved)
+    let storage = SharedStorage()
+    let store = makeStore(stateWithFile([]), storage: storage)
     await store.send(.addTapped(title: "  Buy milk "), fires: ["list"]) {
       $0.todos.append(Todo(id: uuid(0), title: "Buy milk"))
     }
     await store.send(.addTapped(title: "Call Ann"), fires: ["list"]) {
       $0.todos.append(Todo(id: uuid(1), title: "Call Ann"))
     }
-    #expect(saved.all.map { $0.map(\.title) } == [["Buy milk"], ["Buy milk", "Call Ann"]])
+    #expect(await savedList(in: storage)?.map(\.title) == ["Buy milk", "Call Ann"])
     await store.finish()
   }
 
   @Test func anInvalidTitleAddsNothingAndSavesNothing() async {
-    let saved = SavedLists()
-    let store = makeStore(saved: saved)
+    let storage = SharedStorage()
+    let store = makeStore(stateWithFile([]), storage: storage)
     await store.send(.addTapped(title: "   "))
     await store.send(.addTapped(title: String(repeating: "x", count: Title.maximumLength + 1)))
     await store.send(.addTapped(title: "tab\u{7}bell"))
-    #expect(saved.all.isEmpty)
+    #expect(await savedList(in: storage) == nil)
     await store.finish()
   }
 
   @Test func completingOneRowDoesNotFireAnotherRowsObserver() async {
-    let saved = SavedLists()
-    let store = makeStore(Todos.State(todos: items("A", "B")), saved: saved)
+    let storage = SharedStorage()
+    let store = makeStore(stateWithFile(items("A", "B")), storage: storage)
     observeRow("row A", id: a, of: store)
     observeRow("row B", id: b, of: store)
 
@@ -55,14 +55,14 @@ import UnidirectionalTesting
     ) {
       $0.todos[id: a]?.isComplete = false
     }
-    #expect(saved.last?.map(\.isComplete) == [false, true])
+    #expect(await savedList(in: storage)?.map(\.isComplete) == [false, true])
     await store.finish()
   }
 
   @Test func deleteThenUndoWithinTheWindowRestoresTheItemWhereItWas() async {
     let clock = TestClock()
-    let saved = SavedLists()
-    let store = makeStore(Todos.State(todos: items("A", "B", "C")), clock: clock, saved: saved)
+    let storage = SharedStorage()
+    let store = makeStore(stateWithFile(items("A", "B", "C")), clock: clock, storage: storage)
     observeRow("row B", id: b, of: store)
     observeRow("row C", id: c, of: store)
 
@@ -70,13 +70,13 @@ import UnidirectionalTesting
       $0.todos.remove(id: b)
       $0.undo = .available(Todo(id: b, title: "B"), index: 1)
     }
-    #expect(saved.last?.map(\.title) == ["A", "C"])
+    #expect(await savedList(in: storage)?.map(\.title) == ["A", "C"])
     await clock.advance(by: .seconds(4))
     await store.send(.undoTapped, fires: ["list", "undo", "row B"]) {
       $0.todos.insert(Todo(id: b, title: "B"), at: 1)
       $0.undo = nil
     }
-    #expect(saved.last?.map(\.title) == ["A", "B", "C"])
+    #expect(await savedList(in: storage)?.map(\.title) == ["A", "B", "C"])
     // The timer was cancelled: nothing expires later.
     await clock.advance(by: .seconds(10))
     await store.finish()
@@ -135,8 +135,8 @@ import UnidirectionalTesting
   }
 
   @Test func moveReordersWithoutRedrawingAnyRow() async {
-    let saved = SavedLists()
-    let store = makeStore(Todos.State(todos: items("A", "B", "C")), saved: saved)
+    let storage = SharedStorage()
+    let store = makeStore(stateWithFile(items("A", "B", "C")), storage: storage)
     observeRow("row A", id: a, of: store)
     observeRow("row C", id: c, of: store)
 
@@ -152,15 +152,15 @@ import UnidirectionalTesting
         Todo(id: a, title: "A"), Todo(id: b, title: "B"), Todo(id: c, title: "C"),
       ])
     }
-    #expect(saved.last?.map(\.title) == ["A", "B", "C"])
+    #expect(await savedList(in: storage)?.map(\.title) == ["A", "B", "C"])
     await store.finish()
   }
 
   @Test func filterChangesWhatIsShownAndWhatNumbersMean() async {
-    var state = Todos.State(todos: items("A", "B", "C"))
-    state.todos[id: b]?.isComplete = true
-    let saved = SavedLists()
-    let store = makeStore(state, saved: saved)
+    var list = items("A", "B", "C")
+    list[id: b]?.isComplete = true
+    let storage = SharedStorage()
+    let store = makeStore(stateWithFile(list), storage: storage)
 
     await store.send(.filterChanged(.active), fires: ["list"]) { $0.filter = .active }
     #expect(store.state.visibleTodos.map(\.title) == ["A", "C"])
@@ -172,28 +172,42 @@ import UnidirectionalTesting
       TodosCommand("done 2", state: store.state)
         == .invalid(message: "there is no item 2; valid numbers: 1-1"))
     // The filter is not part of the file.
-    #expect(saved.all.isEmpty)
+    #expect(await savedList(in: storage) == nil)
     await store.finish()
   }
 
   @Test func aFailedSaveIsShownAsAnError() async {
-    let store = TestStore(initialState: Todos.State()) {
-      Todos()
+    // The program sends `saveFailed` with what the library reported (see `main.swift`).
+    let reported = SharedStorageError.unwritable(path: "/x/todos.json", reason: "disk full")
+    let message = TodoFileError(reported).description
+    #expect(message == "cannot save /x/todos.json: disk full")
+    let store = makeStore()
+    await store.send(.saveFailed(message), fires: ["save error"]) {
+      $0.saveError = "cannot save /x/todos.json: disk full"
+    }
+    await store.finish()
+  }
+
+  @Test func aListChangedByAnotherProgramLeavesWhatShowedAGoneItem() async {
+    let storage = SharedStorage()
+    let store = TestStore(initialState: stateWithFile(items("A", "B"))) {
+      Todos.receivingList()
     } withDependencies: {
       $0.uuid = .incrementing
       $0.continuousClock = TestClock()
-      $0.todoStorage = TodoStorage { _ in
-        throw TodoFileError.unwritable(path: "/x/todos.json", reason: "disk full")
-      }
+      $0.sharedStorage = storage
     }
-    store.observe("save error") { _ = $0.saveError }
-    await store.send(.addTapped(title: "A")) {
-      $0.todos.append(Todo(id: uuid(0), title: "A"))
+    await store.send(.openTapped(id: b)) {
+      $0.path.append(.detail(Detail.State(todoID: b)))
     }
-    await store.receive(
-      .saveFailed("cannot save /x/todos.json: disk full"), fires: ["save error"]
-    ) {
-      $0.saveError = "cannot save /x/todos.json: disk full"
+    await store.send(.path(.element(id: 0, action: .detail(.tagsTapped)))) {
+      $0.path.append(.tags(TagsMode.State(todoID: b)))
+    }
+    // Another program kept only A.
+    storage.setFile(listPath, to: TodoFile.encode(items("A")))
+    await store.receive(.listChanged(SharedChange(value: items("A"), version: 1))) {
+      $0.list.withLock { $0 = items("A") }
+      $0.path = StackState()
     }
     await store.finish()
   }
