@@ -7,6 +7,7 @@ let package = Package(
   products: [
     .library(name: "PostgresActionLog", targets: ["PostgresActionLog"]),
     .executable(name: "tictactoe-pg-server", targets: ["tictactoe-pg-server"]),
+    .executable(name: "tictactoe-cluster-shard", targets: ["tictactoe-cluster-shard"]),
   ],
   dependencies: [
     .package(name: "Unidirectional", path: "../..")
@@ -29,6 +30,15 @@ let package = Package(
     // The TicTacToe server with its journal in PostgreSQL.
     .executableTarget(
       name: "tictactoe-pg-server",
+      dependencies: [
+        "PostgresActionLog",
+        .product(name: "TicTacToeServerCore", package: "Unidirectional"),
+        .product(name: "Unidirectional", package: "Unidirectional"),
+      ]
+    ),
+    // A shard of the cluster: the partitions it leases, each with a fenced journal.
+    .executableTarget(
+      name: "tictactoe-cluster-shard",
       dependencies: [
         "PostgresActionLog",
         .product(name: "TicTacToeServerCore", package: "Unidirectional"),

@@ -31,6 +31,15 @@ import Foundation
 /// | `holder text` | the holding process's name, `NULL` when released |
 /// | `epoch bigint` | the fencing token: incremented by every grant, never decreased |
 /// | `expires_at timestamptz` | the end of the lease on the database's clock, `NULL` when released |
+///
+/// `unidirectional_shards`, created if missing, says where each holder serves (see
+/// ``announce(address:)`` and ``owner(of:)``):
+///
+/// | Column | Holds |
+/// | --- | --- |
+/// | `holder text` (key) | the holder's name, as in the lease table |
+/// | `address text` | where clients reach it, `HOST:PORT` |
+/// | `expires_at timestamptz` | the end of its announcement on the database's clock |
 public final class PartitionLeases: @unchecked Sendable {
   // Safe: `connection` is read and written only with `lock` held; everything else is
   // immutable.
@@ -120,6 +129,7 @@ public final class PartitionLeases: @unchecked Sendable {
     self.answerTimeout = answerTimeout
     try withConnection { connection throws(PostgresConnection.Failure) in
       _ = try connection.execute(Self.schema)
+      _ = try connection.execute(Self.shardSchema)
     }
   }
 
@@ -267,7 +277,7 @@ public final class PartitionLeases: @unchecked Sendable {
 
   /// Runs `body` on the connection, with the lock held, connecting first if there is none; a
   /// connection found lost is dropped, for the next call to connect again.
-  private func withConnection<T>(
+  func withConnection<T>(
     _ body: (PostgresConnection) throws(PostgresConnection.Failure) -> T
   ) throws(Failure) -> T {
     lock.lock()

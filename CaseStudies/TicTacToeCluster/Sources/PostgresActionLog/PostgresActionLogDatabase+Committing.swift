@@ -4,10 +4,11 @@ import Unidirectional
 extension PostgresActionLogDatabase {
   /// Stages the lines of `log` for the round's transaction, numbering them after the last line
   /// staged or committed (the header is sequence 0).
-  func stage(_ lines: Data, log: String) {
+  func stage(_ lines: Data, log: String, generation: Int) {
     withState { state in
-      // A fenced log writes nothing more.
-      guard var entry = state.logs[log], entry.fenced == nil else { return }
+      // A fenced or closed log writes nothing more.
+      guard var entry = state.logs[log], entry.generation == generation, entry.fenced == nil
+      else { return }
       var next = entry.committedThrough + 1 + entry.staged.count
       for line in lines.split(separator: 0x0A) {
         entry.staged.append((next, Data(line)))
@@ -19,7 +20,13 @@ extension PostgresActionLogDatabase {
 
   /// Makes `log`'s staged lines durable: returns the outcome of the commit that included them,
   /// committing every log's staged lines now if none did yet.
-  func flush(log: String) throws(ActionLogError) {
+  func flush(log: String, generation: Int) throws(ActionLogError) {
+    let closed = withState { state -> ActionLogError? in
+      guard state.logs[log]?.generation != generation else { return nil }
+      if let closed = state.closed[log], closed.generation == generation { return closed.error }
+      return Self.closedError(log, "its sink outlived it")
+    }
+    if let closed { throw closed }
     let hook = withState { state -> (() -> Void)? in
       guard let hook = state.beforeRound, let entry = state.logs[log], entry.outcome == nil,
         !entry.staged.isEmpty
@@ -62,9 +69,12 @@ extension PostgresActionLogDatabase {
       forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
   }
 
-  /// Forgets a log whose sink is gone.
-  func forget(log: String) {
-    withState { state in state.logs[log] = nil }
+  /// Forgets a log whose sink is gone (unless the name was opened again since).
+  func forget(log: String, generation: Int) {
+    withState { state in
+      if state.logs[log]?.generation == generation { state.logs[log] = nil }
+      if state.closed[log]?.generation == generation { state.closed[log] = nil }
+    }
   }
 
   /// Commits the staged lines of every log in one transaction, and records each log's outcome.

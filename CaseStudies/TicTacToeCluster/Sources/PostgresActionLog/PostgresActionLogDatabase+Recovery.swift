@@ -51,7 +51,8 @@ extension PostgresActionLogDatabase {
       throw ActionLogError(
         path: name, line: nil, reason: .fileError("a log's name is not empty and holds no NUL"))
     }
-    let rows = try withState { state throws(ActionLogError) -> StoredLog in
+    let (rows, generation) = try withState {
+      state throws(ActionLogError) -> (StoredLog, Int) in
       guard state.logs[name] == nil else {
         throw ActionLogError(
           path: name, line: nil, reason: .fileError("this process has the log open already"))
@@ -59,8 +60,11 @@ extension PostgresActionLogDatabase {
       let connection = try self.connection(in: &state)
       do throws(PostgresConnection.Failure) {
         let rows = try StoredLog.read(name, on: connection)
-        state.logs[name] = LogState(committedThrough: rows.lastSequence, fence: lease)
-        return rows
+        let generation = state.nextGeneration
+        state.nextGeneration += 1
+        state.logs[name] = LogState(
+          committedThrough: rows.lastSequence, fence: lease, generation: generation)
+        return (rows, generation)
       } catch {
         if error.isTransient {
           markDown(&state, because: error.message, dropping: error.isConnectionLost)
@@ -71,13 +75,39 @@ extension PostgresActionLogDatabase {
     do {
       return try DurableActionLog<R.Action>.recover(
         header: rows.header, snapshot: rows.snapshot, entries: rows.entries,
-        continuingIn: PostgresActionLogSink(database: self, name: name), name: name,
+        continuingIn: PostgresActionLogSink(database: self, name: name, generation: generation),
+        name: name,
         program: program, schemaVersion: schemaVersion, redactsSecrets: redactsSecrets,
         initialState: initialState, reducer: reducer, committer: committer)
     } catch {
-      forget(log: name)
+      forget(log: name, generation: generation)
       throw error
     }
+  }
+
+  /// Closes the log `name` for good in this process: it writes nothing more (lines staged and
+  /// not yet committed are dropped, never acknowledged: their waiters, and every later flush,
+  /// fail with ``ActionLogError/Reason/fenced(_:)``), and the name may be opened again with
+  /// ``recover(log:program:schemaVersion:redactsSecrets:initialState:reducer:committer:fencedBy:)``.
+  ///
+  /// A shard closes the logs of a partition it stops serving (its lease lost, or given up), so
+  /// that a later lease on it recovers them afresh from what the database holds. A round under
+  /// way finishes first (this waits for the database's lock).
+  ///
+  /// - Parameters:
+  ///   - name: The log's key in the tables.
+  ///   - why: Why, for the error its writers get.
+  public func close(log name: String, because why: String) {
+    withState { state in
+      guard let entry = state.logs.removeValue(forKey: name) else { return }
+      state.closed[name] = (entry.generation, Self.closedError(name, why))
+    }
+  }
+
+  static func closedError(_ name: String, _ why: String) -> ActionLogError {
+    ActionLogError(
+      path: name, line: nil,
+      reason: .fenced("the log was closed in this process (\(why)); it writes nothing more"))
   }
 
   /// Where the log `name` keeps its snapshots: give it to

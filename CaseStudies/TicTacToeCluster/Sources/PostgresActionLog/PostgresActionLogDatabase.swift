@@ -92,6 +92,10 @@ public final class PostgresActionLogDatabase: @unchecked Sendable {
     /// Set once a round found the fence broken: the log writes nothing more, ever (epochs never
     /// go back).
     var fenced: ActionLogError? = nil
+    /// Which opening of the log this is: a log closed with ``close(log:)`` may be opened again
+    /// under the same name, and its first sink must then reach neither the new one's lines nor
+    /// its bookkeeping.
+    var generation = 0
   }
 
   struct State {
@@ -102,6 +106,11 @@ public final class PostgresActionLogDatabase: @unchecked Sendable {
     var backoff: Duration
     var isDown = false
     var commits = 0
+    /// The generation of the next log opened.
+    var nextGeneration = 1
+    /// The last log closed under each name (``close(log:because:)``), with the error its sink's
+    /// flushes fail with from then on.
+    var closed: [String: (generation: Int, error: ActionLogError)] = [:]
     /// Whether rounds check the fences of fenced logs: `false` only in the test that proves the
     /// check is what keeps a fenced holder's lines out.
     var checksFences = true

@@ -89,6 +89,9 @@ extension GameServer {
       }
       return
     }
+    // The lobby numbers games; the configuration may name them otherwise (a shard's partition).
+    let number = Int(pairing.game.dropFirst()) ?? 0
+    let id = configuration.gameID?(number) ?? pairing.game
     var tokens: (x: String, o: String)?
     var started: StoreTask?
     if let journal {
@@ -96,21 +99,21 @@ extension GameServer {
       tokens = seats
       started = journal.store.send(
         .started(
-          game: pairing.game, number: Int(pairing.game.dropFirst()) ?? 0,
+          game: id, number: number,
           record: Journal.GameRecord(
             xName: pairing.x.name, oName: pairing.o.name, xToken: seats.0, oToken: seats.1,
             lastActivity: date.now)))
     }
     let game = makeGame(
-      pairing.game,
-      GameRoom.State(id: pairing.game, xName: pairing.x.name, oName: pairing.o.name),
+      id,
+      GameRoom.State(id: id, xName: pairing.x.name, oName: pairing.o.name),
       tokens: tokens)
     game.lastJournalTask.withLock { $0 = started }
     configuration.log?(
-      "game \(pairing.game) started: \(pairing.x.name) (X, session \(pairing.x.session)) v "
+      "game \(id) started: \(pairing.x.name) (X, session \(pairing.x.session)) v "
         + "\(pairing.o.name) (O, session \(pairing.o.session))")
-    x.store.send(.matched(game: pairing.game, player: .x, opponent: pairing.o.name))
-    o.store.send(.matched(game: pairing.game, player: .o, opponent: pairing.x.name))
+    x.store.send(.matched(game: id, player: .x, opponent: pairing.o.name))
+    o.store.send(.matched(game: id, player: .o, opponent: pairing.x.name))
     seat([(x, .x), (o, .o)], in: game, after: started)
   }
 

@@ -61,6 +61,10 @@ public final class GameServer: Sendable {
     /// closed as abandoned when a server recovers it (see "Abandoned games" above). One hour
     /// by default.
     public var abandonAfter: Duration
+    /// Names a new game given its number (the lobby's count of games started, 1 for the first):
+    /// `nil` (the default) keeps the lobby's `g1`, `g2`, … A cluster's shard gives ids that fall
+    /// in the partition whose journal records the game, and that no other partition makes.
+    public var gameID: (@Sendable (_ number: Int) -> String)?
 
     /// Creates a configuration.
     ///
@@ -69,14 +73,17 @@ public final class GameServer: Sendable {
     ///   - log: Receives log lines.
     ///   - effectExecutor: The executor the stores' effects prefer.
     ///   - abandonAfter: How long a recovered game may go without activity.
+    ///   - gameID: Names a new game given its number; `nil` for `g1`, `g2`, …
     public init(
       idleTimeout: Duration = .seconds(60), log: (@Sendable (String) -> Void)? = nil,
-      effectExecutor: (any TaskExecutor)? = nil, abandonAfter: Duration = .seconds(3600)
+      effectExecutor: (any TaskExecutor)? = nil, abandonAfter: Duration = .seconds(3600),
+      gameID: (@Sendable (_ number: Int) -> String)? = nil
     ) {
       self.idleTimeout = idleTimeout
       self.log = log
       self.effectExecutor = effectExecutor
       self.abandonAfter = abandonAfter
+      self.gameID = gameID
     }
   }
 

@@ -10,6 +10,7 @@ import TicTacToeCore
 /// {"type":"error","code":"not-your-turn","message":"it is O's turn","seq":2}
 /// {"type":"pong"}
 /// {"type":"bye","reason":"idle"}
+/// {"type":"redirect","game":"g1-p3-0","address":"127.0.0.1:7879"}
 /// ```
 ///
 /// (The `state` frame is on one line; it is wrapped here. A finished game's `state` frame, with
@@ -29,6 +30,10 @@ public enum ServerFrame: Equatable, Sendable {
   case pong
   /// The server closes the connection next, for `reason`.
   case bye(CloseReason)
+  /// A cluster's shard does not serve `game`: its partition's owner, at `address`
+  /// (`HOST:PORT`), does. The client connects there and sends its `rejoin` again; this
+  /// connection stays open.
+  case redirect(game: String, address: String)
 
   /// The frame as one line of JSON, newline included.
   public var line: String { String(decoding: bytes, as: UTF8.self) }
@@ -100,6 +105,10 @@ public enum ServerFrame: Equatable, Sendable {
     case .bye(let reason):
       out.raw("\"bye\"")
       out.field("reason", reason.rawValue)
+    case .redirect(let game, let address):
+      out.raw("\"redirect\"")
+      out.field("game", game)
+      out.field("address", address)
     }
     out.raw("}\n")
     return out.finish()

@@ -7,21 +7,24 @@ final class PostgresActionLogSink: ActionLogSink {
   let database: PostgresActionLogDatabase
   /// The log's key in the tables.
   let name: String
+  /// Which opening of the log this sink writes (see `PostgresActionLogDatabase.LogState`).
+  let generation: Int
 
-  init(database: PostgresActionLogDatabase, name: String) {
+  init(database: PostgresActionLogDatabase, name: String, generation: Int = 0) {
     self.database = database
     self.name = name
+    self.generation = generation
   }
 
   deinit {
-    database.forget(log: name)
+    database.forget(log: name, generation: generation)
   }
 
   func write(_ lines: Data) throws(ActionLogError) {
-    database.stage(lines, log: name)
+    database.stage(lines, log: name, generation: generation)
   }
 
   func flush() throws(ActionLogError) {
-    try database.flush(log: name)
+    try database.flush(log: name, generation: generation)
   }
 }

@@ -155,12 +155,14 @@ struct StoredJournal {
     var description: String { "\(game) \(player)\(cell) seq \(seq)" }
   }
 
-  /// Reads the journal `tictactoe` from the database, verifying every line.
-  static func read(_ connectionString: String) throws -> StoredJournal {
+  /// Reads the journal `log` (`tictactoe` by default) from the database, verifying every line.
+  static func read(_ connectionString: String, log name: String = "tictactoe") throws
+    -> StoredJournal
+  {
     let connection = try PostgresConnection(connectionString)
     let rows = try connection.execute(
-      "SELECT line FROM unidirectional_log_lines WHERE log = 'tictactoe' "
-        + "ORDER BY unidirectional_log_lines.sequence", binaryResults: true)
+      "SELECT line FROM unidirectional_log_lines WHERE log = $1 "
+        + "ORDER BY unidirectional_log_lines.sequence", [.text(name)], binaryResults: true)
     var data = Data()
     for row in rows.rows {
       data.append(row[0] ?? Data())
