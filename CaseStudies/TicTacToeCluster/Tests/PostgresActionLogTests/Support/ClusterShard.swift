@@ -28,7 +28,9 @@ final class ClusterShard {
     }
     self.name = name
     logPath = NSTemporaryDirectory() + "shard-\(name)-\(UUID().uuidString).log"
-    FileManager.default.createFile(atPath: logPath, contents: nil)
+    guard FileManager.default.createFile(atPath: logPath, contents: nil) else {
+      throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: logPath])
+    }
     process.executableURL = Self.executable
     // Players wait out failovers: a long idle limit keeps them from forfeiting meanwhile.
     process.arguments = [
