@@ -67,6 +67,8 @@ extension BaselineServer {
       try play(GameRoom.Move(player: player, cell: cell, seq: seq), in: room)
     case .ping:
       session.deliver(.pong)
+    case .leaders:
+      session.deliver(.leaders(leaderboard.latestValue.top()))
     case .quit:
       disconnect(session.id, reason: .quit)
     case .rejoin(let game, _):

@@ -17,7 +17,9 @@ extension BaselineServer {
     }
     let game = BaselineGame(
       id: pairing.game,
-      state: GameRoom.State(id: pairing.game, xName: pairing.x.name, oName: pairing.o.name))
+      state: GameRoom.State(
+        id: pairing.game, xName: pairing.x.name, oName: pairing.o.name,
+        leaderboard: leaderboard))
     games.withLock { $0[pairing.game] = game }
     configuration.log?(
       "game \(pairing.game) started: \(pairing.x.name) (X, session \(pairing.x.session)) v "

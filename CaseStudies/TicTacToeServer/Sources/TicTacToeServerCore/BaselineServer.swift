@@ -36,10 +36,11 @@ import Unidirectional
 ///
 /// ## Differences from the server
 ///
-/// No journal, so no durability and no seat tokens. Frames that reach a session while another
-/// thread is in the middle of telling it something wait for that thread (a store would queue
-/// them and return): the event loop sends every frame from one thread, so this only orders a
-/// frame behind an idle timer's tick.
+/// No journal, so no durability and no seat tokens. The leaderboard is a ``Shared`` in a
+/// storage of the baseline's own, counted by the same reducer as the server's. Frames that
+/// reach a session while another thread is in the middle of telling it something wait for that
+/// thread (a store would queue them and return): the event loop sends every frame from one
+/// thread, so this only orders a frame behind an idle timer's tick.
 public final class BaselineServer: Sendable {
   let configuration: GameServer.Configuration
   /// The dependencies in force at creation: the idle timers use their clock.
@@ -49,6 +50,12 @@ public final class BaselineServer: Sendable {
   let games = Locked<[String: BaselineGame]>([:])
   let nextSession = Atomic<Int>(1)
   let moveCount = Atomic<Int>(0)
+  /// Wins per player name, shared by every game (see ``GameServer``'s "The leaderboard").
+  let leaderboard = withDependencies {
+    $0.sharedStorage = SharedStorage()
+  } operation: {
+    Shared(Leaderboard.key, default: Leaderboard())
+  }
 
   /// Creates a baseline server; its settings are a ``GameServer``'s (the idle timeout, the log,
   /// the executor its idle timers prefer).

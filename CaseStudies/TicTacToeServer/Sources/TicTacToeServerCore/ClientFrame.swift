@@ -10,6 +10,7 @@ import Foundation
 /// {"type":"ping"}
 /// {"type":"quit"}
 /// {"type":"rejoin","game":"g1","token":"5f0c…"}
+/// {"type":"leaders"}
 /// ```
 public enum ClientFrame: Equatable, Sendable {
   /// Names the client; the first frame of a session.
@@ -27,6 +28,9 @@ public enum ClientFrame: Equatable, Sendable {
   /// Takes a seat again in a game that survived a server restart, with the token the `seat`
   /// frame gave (durable servers only).
   case rejoin(game: String, token: String)
+  /// Asks for the leaderboard: the players with the most wins (a `leaders` frame), in any
+  /// phase.
+  case leaders
 
   /// The longest name accepted, in characters.
   public static let maximumNameLength = 32
@@ -103,6 +107,7 @@ public enum ClientFrame: Equatable, Sendable {
     case "leave": return .leave
     case "ping": return .ping
     case "quit": return .quit
+    case "leaders": return .leaders
     case "rejoin":
       guard let game = fields.game, let token = fields.token else {
         throw FrameError(.missingField, "rejoin needs \"game\" and \"token\"")
@@ -115,7 +120,7 @@ public enum ClientFrame: Equatable, Sendable {
       return .move(game: game, cell: cell, seq: seq)
     default:
       throw FrameError(
-        .unknownType, "unknown frame type (hello, join, move, leave, ping, quit, rejoin)")
+        .unknownType, "unknown frame type (hello, join, move, leave, ping, quit, rejoin, leaders)")
     }
   }
 }

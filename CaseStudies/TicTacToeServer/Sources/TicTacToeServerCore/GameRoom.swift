@@ -8,6 +8,15 @@ import Unidirectional
 /// ``Player``, and only the player whose turn it is), a record of the accepted moves with the
 /// client's sequence number (the acknowledgement a client waits for), and the outcome, which
 /// includes a forfeit when a player leaves, disconnects or times out.
+///
+/// ## The leaderboard
+///
+/// Every game of a server holds the server's ``Leaderboard`` as a ``Shared`` value
+/// (``State/leaderboard``): the action that decides a game with a winner counts the win with
+/// `withLock`, so wins from games on any thread are never lost. A store that should keep its
+/// copy of the board current receives changes made by other games as
+/// ``Action/leaderboardChanged(_:)`` (see ``receivingLeaderboard()``); the server's game stores do
+/// not, as nothing in a game reads the board (see ``GameServer``).
 public struct GameRoom: Reducer {
   /// A game's state.
   public struct State: Equatable, Sendable {
@@ -22,6 +31,9 @@ public struct GameRoom: Reducer {
     /// How many moves were refused. Only the server's logs read it: clients never see it, so a
     /// refused move sends no frame to anyone.
     public var refusedMoves = 0
+    /// Wins per player name, shared with the server's other games: the action that decides
+    /// this game with a winner counts its win here.
+    public var leaderboard: Shared<Leaderboard>
 
     /// Creates a game that has not started.
     ///
@@ -29,9 +41,15 @@ public struct GameRoom: Reducer {
     ///   - id: The game's id.
     ///   - xName: The name of the player who plays X (first).
     ///   - oName: The name of the player who plays O.
-    public init(id: String, xName: String, oName: String) {
+    ///   - leaderboard: The board the game counts its win on; by default the one shared under
+    ///     ``Leaderboard/key`` in ``DependencyValues/sharedStorage``.
+    public init(
+      id: String, xName: String, oName: String,
+      leaderboard: Shared<Leaderboard> = Shared(Leaderboard.key, default: Leaderboard())
+    ) {
       self.id = id
       self.game = Game.State(xName: xName, oName: oName)
+      self.leaderboard = leaderboard
     }
 
     /// Why `move` cannot be played now, or `nil` if it can.
@@ -122,6 +140,9 @@ public struct GameRoom: Reducer {
     case move(Move)
     /// A player gives up the game (see ``ForfeitReason``). Ignored once the game is over.
     case forfeit(Player, ForfeitReason)
+    /// Another game changed the leaderboard (received by a store made with
+    /// ``receivingLeaderboard()``); the copy has it already.
+    case leaderboardChanged(SharedChange<Leaderboard>)
   }
 
   /// Creates the reducer.
@@ -142,6 +163,7 @@ public struct GameRoom: Reducer {
       // The winner is worked out once (`isTie` would work it out again).
       if let winner = state.game.winner {
         state.outcome = .won(winner)
+        Self.countWin(&state)
       } else if state.game.board.isFull {
         state.outcome = .tie
       }
@@ -149,7 +171,25 @@ public struct GameRoom: Reducer {
     case .forfeit(let player, let reason):
       guard state.outcome == nil else { return .none }
       state.outcome = .forfeit(loser: player, reason: reason)
+      Self.countWin(&state)
+      return .none
+    case .leaderboardChanged:
+      // The copy has the new board already (see `receivingShared`).
       return .none
     }
+  }
+
+  /// Counts the win of the game just decided, in one locked change of the shared board: wins
+  /// decided at once in other games are never lost.
+  private static func countWin(_ state: inout State) {
+    guard let outcome = state.outcome else { return }
+    let (xName, oName) = (state.game.xName, state.game.oName)
+    state.leaderboard.withLock { $0.record(outcome, xName: xName, oName: oName) }
+  }
+
+  /// The game as a store runs it when it keeps its copy of the leaderboard current: it
+  /// receives each change another game makes as ``Action/leaderboardChanged(_:)``.
+  public static func receivingLeaderboard() -> ReceiveSharedReducer<GameRoom, Leaderboard> {
+    GameRoom().receivingShared(\.leaderboard, action: .case(Action.leaderboardChanged))
   }
 }

@@ -72,6 +72,12 @@ extension GameServer {
       try play(GameRoom.Move(player: player, cell: cell, seq: seq), in: room)
     case .ping:
       entry.deliver(.pong)
+    case .leaders:
+      // The board now, not a store's copy. On a durable server, sent once every journal entry
+      // made before it is on disk (a `none` task waits for those): it never shows a win whose
+      // move a crash could take back.
+      let leaders = ServerFrame.leaders(leaderboard.latestValue.top())
+      entry.deliver(leaders, after: journal == nil ? nil : StoreTask.none)
     case .quit:
       disconnect(session.id, reason: .quit)
     case .rejoin(let game, let token):

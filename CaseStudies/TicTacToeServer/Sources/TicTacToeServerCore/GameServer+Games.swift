@@ -18,10 +18,12 @@ extension GameServer {
       let date = self.date
       interceptors.append(
         StoreInterceptor(didReduce: { action, old, new in
-          // Refused moves change only the refusal count: nothing to keep.
-          guard old.moves != new.moves || old.outcome != new.outcome else { return }
-          let task = journal.store.send(
-            .room(game: id, action: Journal.RoomAction(action), at: date.now))
+          // Refused moves change only the refusal count: nothing to keep. A game's win on the
+          // leaderboard is journaled with its end (see `Journal`).
+          guard old.moves != new.moves || old.outcome != new.outcome,
+            let action = Journal.RoomAction(action)
+          else { return }
+          let task = journal.store.send(.room(game: id, action: action, at: date.now))
           lastJournalTask.withLock { $0 = task }
         }))
     }
@@ -47,15 +49,24 @@ extension GameServer {
     return entry
   }
 
-  /// Rebuilds a journaled game after a restart; its players take their seats with `rejoin`.
-  /// A game with no activity for ``Configuration/abandonAfter`` is closed instead, journaled
-  /// as ended; one journaled before dates is dated `now`.
-  func reopen(_ id: String, _ record: Journal.GameRecord, now: Date) {
+  /// What becomes of a journaled game after a restart: rebuilt from its state (its players take
+  /// their seats with `rejoin`), or not, if it is over (its end was not journaled before the
+  /// crash) or has had no activity for ``Configuration/abandonAfter`` (closed as abandoned):
+  /// both are journaled as ended. One journaled before dates is dated `now`. A rebuilt state's
+  /// leaderboard is the replay's own: give it the server's before making its store.
+  ///
+  /// Static: the server's init calls it before its board exists, which starts from the
+  /// journal's once these ends are counted there.
+  static func reopen(
+    _ id: String, _ record: Journal.GameRecord, now: Date, journal: GameJournal?,
+    configuration: Configuration
+  ) -> Reopening {
     let state = record.room(id: id)
     guard state.outcome == nil else {
-      // Over, but its end was not journaled before the crash: journal it now.
+      // Over, but its end was not journaled before the crash: journal it now (which counts its
+      // win on the journal's board, once).
       journal?.store.send(.ended(game: id))
-      return
+      return .over
     }
     if let last = record.lastActivity {
       let idle = now.timeIntervalSince(last)
@@ -64,19 +75,27 @@ extension GameServer {
         // Journaled, so that a replay of the journal closes it too and the next snapshot
         // leaves it out.
         journal?.store.send(.ended(game: id))
-        abandonedCount.add(1, ordering: .relaxed)
         configuration.log?(
           "game \(id) closed as abandoned after \(state.moves.count) moves: no move or rejoin "
             + "for \(Int(idle)) s (the limit is \(limit.seconds) s)")
-        return
+        return .abandoned
       }
     } else {
       // Journaled before dates: its clock starts now, on disk, so that the next recovery
       // counts from here rather than from its own start.
       journal?.store.send(.active(game: id, at: now))
     }
-    _ = makeGame(id, state, tokens: (record.xToken, record.oToken))
-    configuration.log?("game \(id) recovered after \(state.moves.count) moves")
+    return .rebuild(state)
+  }
+
+  /// What becomes of a journaled game at a restart.
+  enum Reopening {
+    /// It is rebuilt from this state (whose leaderboard is the replay's own).
+    case rebuild(GameRoom.State)
+    /// It was over: its end is journaled now.
+    case over
+    /// It is closed as abandoned, journaled as ended.
+    case abandoned
   }
 
   /// Opens the game of a pairing and seats its players.
@@ -106,7 +125,8 @@ extension GameServer {
     }
     let game = makeGame(
       id,
-      GameRoom.State(id: id, xName: pairing.x.name, oName: pairing.o.name),
+      GameRoom.State(
+        id: id, xName: pairing.x.name, oName: pairing.o.name, leaderboard: leaderboard),
       tokens: tokens)
     game.lastJournalTask.withLock { $0 = started }
     configuration.log?(

@@ -45,6 +45,22 @@ import Unidirectional
 /// next snapshot leaves it out. Nobody is told: nobody is seated in a recovered game. The check
 /// runs at recovery only: a game nobody rejoins while this server runs is closed at the next
 /// start that finds it old enough.
+///
+/// ## The leaderboard
+///
+/// Every game store of the server holds one ``Leaderboard`` (``GameRoom/State/leaderboard``),
+/// in a ``SharedStorage`` of the server's own (two servers in one process keep two boards);
+/// the game that decides a win counts it, and the `leaders` frame shows the board as it is
+/// then (``Shared/latestValue``). The game stores do not receive the changes other games make
+/// (``GameRoom/receivingLeaderboard()``): nothing in a game reads the board, and each win
+/// would be an action for every game in progress, a cost that grows with the games at once.
+///
+/// On a durable server the board survives a restart without counting a win twice: the
+/// journal counts each game's win as its end is journaled, keeps the board in its snapshots,
+/// and the recovered server starts its board from the journal's, once the games that ended
+/// before the crash (but whose end is not on disk) are ended (see ``Journal``). Replaying a
+/// game to rebuild it counts on a board of its own. A `leaders` frame waits until every journal
+/// entry made before it is on disk, so it never shows a win that a crash could take back.
 public final class GameServer: Sendable {
   /// Settings of a server.
   public struct Configuration: Sendable {
@@ -128,6 +144,8 @@ public final class GameServer: Sendable {
   let live = (sessionEntries: LiveCount(), sessionStores: LiveCount(), gameEntries: LiveCount())
   /// The journal, on a durable server.
   let journal: GameJournal?
+  /// Wins per player name, shared by every game store (see "The leaderboard" above).
+  let leaderboard: Shared<Leaderboard>
 
   /// Creates a server; with a journal, a durable one whose games in progress are those of the
   /// journal.
@@ -149,8 +167,28 @@ public final class GameServer: Sendable {
       Lobby()
     }
     let now = date.now
+    // First the games that ended, or are closed as abandoned: their ends are journaled, and
+    // counted on the journal's board, before the server's board starts from it.
+    var reopened: [(String, Journal.GameRecord, GameRoom.State)] = []
+    var abandoned = 0
     for (id, record) in journaled.games.sorted(by: { $0.key < $1.key }) {
-      reopen(id, record, now: now)
+      switch Self.reopen(id, record, now: now, journal: journal, configuration: configuration) {
+      case .rebuild(let state): reopened.append((id, record, state))
+      case .over: break
+      case .abandoned: abandoned += 1
+      }
+    }
+    let board = journal?.store.leaderboard ?? Leaderboard()
+    self.leaderboard = withDependencies {
+      $0.sharedStorage = SharedStorage()
+    } operation: {
+      Shared(Leaderboard.key, default: board)
+    }
+    abandonedCount.add(abandoned, ordering: .relaxed)
+    for (id, record, var state) in reopened {
+      state.leaderboard = leaderboard
+      _ = makeGame(id, state, tokens: (record.xToken, record.oToken))
+      configuration.log?("game \(id) recovered after \(state.moves.count) moves")
     }
     // `unowned(unsafe)`, not `weak`: a weakly referenced object takes the slow path of every
     // retain and release. Safe: only the server sends the lobby actions, so the observer runs

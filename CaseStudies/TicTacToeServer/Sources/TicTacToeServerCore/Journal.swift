@@ -20,6 +20,18 @@ import Unidirectional
 /// stop carrying games nobody comes back to (see ``GameServer/Configuration/abandonAfter``).
 /// Journals written before dates have none: their games are given the date of the recovery
 /// that first finds them so, journaled as ``Action/active(game:at:)``.
+///
+/// ## The leaderboard
+///
+/// ``State/leaderboard`` is the server's board as it must survive a crash: the win of each
+/// game, counted once, when the game's end is journaled (``Action/ended(game:)``), from the
+/// game's own journaled actions. A game leaves the state with its end, so an end journaled
+/// twice counts nothing the second time; the board is in every snapshot, while the games that
+/// ended are not; and recovery (a snapshot, then the entries after it) counts exactly the ends
+/// after the snapshot. A game whose winning move is on disk but whose end is not (a crash in
+/// between) is ended, and counted, by the recovering server (see ``GameServer``). So a
+/// recovered board holds every win whose move was acknowledged, once. Replaying a game to
+/// rebuild it (``GameRecord/room(id:)``) counts on a board of its own, never on the server's.
 public struct Journal: Reducer {
   /// A game in progress.
   public struct GameRecord: Codable, Equatable, Sendable {
@@ -57,10 +69,19 @@ public struct Journal: Reducer {
 
     /// The game's state, rebuilt by replaying its actions.
     ///
+    /// The replay counts a win on a leaderboard of its own, in a storage of its own: rebuilding
+    /// a game never counts its win again on a board that has it (see ``Journal``). Give the
+    /// state the board its store should count on before making the store.
+    ///
     /// - Parameter id: The game's id.
-    /// - Returns: The state its store had after those actions.
+    /// - Returns: The state its store had after those actions, but for the leaderboard.
     public func room(id: String) -> GameRoom.State {
-      var state = GameRoom.State(id: id, xName: xName, oName: oName)
+      let board = withDependencies {
+        $0.sharedStorage = SharedStorage()
+      } operation: {
+        Shared(Leaderboard.key, default: Leaderboard())
+      }
+      var state = GameRoom.State(id: id, xName: xName, oName: oName, leaderboard: board)
       for action in actions {
         _ = GameRoom().reduce(into: &state, action: action.roomAction)
       }
@@ -75,15 +96,18 @@ public struct Journal: Reducer {
     /// A forfeit: the player and the reason.
     case forfeit(player: String, reason: String)
 
-    /// Encodes a game store's action.
+    /// Encodes a game store's action; `nil` for a change of the shared leaderboard received
+    /// from another game, which is that game's to journal (its end), not this one's.
     ///
     /// - Parameter action: The action.
-    public init(_ action: GameRoom.Action) {
+    public init?(_ action: GameRoom.Action) {
       switch action {
       case .move(let move):
         self = .move(player: move.player.rawValue, cell: move.cell, seq: move.seq)
       case .forfeit(let player, let reason):
         self = .forfeit(player: player.rawValue, reason: reason.rawValue)
+      case .leaderboardChanged:
+        return nil
       }
     }
 
@@ -104,9 +128,24 @@ public struct Journal: Reducer {
     public var gamesStarted = 0
     /// The games in progress, by id.
     public var games: [String: GameRecord] = [:]
+    /// Wins per player name, of the games whose end was journaled (see "The leaderboard"
+    /// above).
+    public var leaderboard = Leaderboard()
 
     /// Creates an empty journal.
     public init() {}
+
+    /// Decodes a state; a snapshot from before the leaderboard has none, and starts an empty
+    /// one (the wins of the games that ended before it are not counted).
+    ///
+    /// - Parameter decoder: The decoder.
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      gamesStarted = try container.decode(Int.self, forKey: .gamesStarted)
+      games = try container.decode([String: GameRecord].self, forKey: .games)
+      leaderboard =
+        try container.decodeIfPresent(Leaderboard.self, forKey: .leaderboard) ?? Leaderboard()
+    }
   }
 
   /// What is journaled.
@@ -138,7 +177,11 @@ public struct Journal: Reducer {
     case .active(let game, let at):
       state.games[game]?.lastActivity = at
     case .ended(let game):
-      state.games[game] = nil
+      // Counted as the game leaves the state: once, however often its end is journaled.
+      guard let record = state.games.removeValue(forKey: game) else { break }
+      if let outcome = record.room(id: game).outcome {
+        state.leaderboard.record(outcome, xName: record.xName, oName: record.oName)
+      }
     }
     return .none
   }

@@ -11,6 +11,7 @@ import TicTacToeCore
 /// {"type":"pong"}
 /// {"type":"bye","reason":"idle"}
 /// {"type":"redirect","game":"g1-p3-0","address":"127.0.0.1:7879"}
+/// {"type":"leaders","leaders":[{"name":"Ann","wins":3},{"name":"Bob","wins":1}]}
 /// ```
 ///
 /// (The `state` frame is on one line; it is wrapped here. A finished game's `state` frame, with
@@ -34,6 +35,9 @@ public enum ServerFrame: Equatable, Sendable {
   /// (`HOST:PORT`), does. The client connects there and sends its `rejoin` again; this
   /// connection stays open.
   case redirect(game: String, address: String)
+  /// The answer to `leaders`: the players with the most wins, most first (see
+  /// ``Leaderboard/top(_:)``), at most ``Leaderboard/shownInFrames``.
+  case leaders([Leaderboard.Entry])
 
   /// The frame as one line of JSON, newline included.
   public var line: String { String(decoding: bytes, as: UTF8.self) }
@@ -109,6 +113,15 @@ public enum ServerFrame: Equatable, Sendable {
       out.raw("\"redirect\"")
       out.field("game", game)
       out.field("address", address)
+    case .leaders(let entries):
+      out.raw("\"leaders\",\"leaders\":[")
+      for (index, entry) in entries.enumerated() {
+        out.raw(index == 0 ? "{\"name\":" : ",{\"name\":")
+        out.string(entry.name)
+        out.field("wins", entry.wins)
+        out.raw("}")
+      }
+      out.raw("]")
     }
     out.raw("}\n")
     return out.finish()

@@ -18,7 +18,8 @@ import Unidirectional
 let usage = """
   usage: tictactoe-server [--host 127.0.0.1|::1] [--port N] [--idle-timeout SECONDS]
                           [--max-frame BYTES] [--max-output BYTES] [--max-connections N]
-                          [--data-dir DIR [--repair-journal] [--abandon-after SECONDS]]
+                          [--data-dir DIR [--repair-journal] [--abandon-after SECONDS]
+                                          [--snapshot-every ENTRIES]]
                           [--quiet] [--echo | --baseline]
 
     --port N            the port (default 7878); 0 picks a free one
@@ -32,6 +33,8 @@ let usage = """
                         DIR/journal.jsonl.quarantine-N and start from the entries before it
     --abandon-after S   at start, close (journaled as ended) each recovered game with no move
                         or rejoin in the last S seconds (default 3600)
+    --snapshot-every N  snapshot the journal's games and leaderboard every N entries
+                        (default 1000)
     --quiet             log warnings and the shutdown summary only, not each game
     --echo              serve a bare echo of each line instead of games
     --baseline          serve games from the baseline: the same reducers on plain state, without
@@ -68,6 +71,7 @@ struct Options {
   var dataDirectory: String?
   var repairJournal = false
   var abandonAfter = 3600.0
+  var snapshotInterval = 1000
 
   init(_ arguments: [String]) {
     var arguments = ArgumentList(arguments, refusing: usageError)
@@ -86,6 +90,7 @@ struct Options {
       case "--data-dir": dataDirectory = arguments.value(of: argument)
       case "--repair-journal": repairJournal = true
       case "--abandon-after": abandonAfter = arguments.number(of: argument, as: Double.self)
+      case "--snapshot-every": snapshotInterval = arguments.number(of: argument, as: Int.self)
       case "-h", "--help":
         FileHandle.standardOutput.write(Data((usage + "\n").utf8))
         exit(0)
@@ -97,6 +102,9 @@ struct Options {
     }
     if repairJournal && dataDirectory == nil {
       usageError("--repair-journal needs --data-dir")
+    }
+    guard snapshotInterval > 0 else {
+      usageError("--snapshot-every: \(snapshotInterval) is not a number of entries from 1")
     }
     guard idleTimeout > 0, limits.maximumFrameBytes > 0, limits.maximumOutputBytes > 0 else {
       usageError("limits and the idle timeout must be positive")
@@ -120,7 +128,10 @@ enum ServerCommand {
     let journal =
       options.echo
       ? nil
-      : options.dataDirectory.map { openJournal($0, repairing: options.repairJournal) }
+      : options.dataDirectory.map {
+        openJournal(
+          $0, repairing: options.repairJournal, snapshotInterval: options.snapshotInterval)
+      }
     let gameServer = GameServer(
       configuration: GameServer.Configuration(
         idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)),
@@ -171,10 +182,13 @@ enum ServerCommand {
 
   /// Opens (or recovers) the journal in `directory`, repairing damage if asked; exits 74 if it
   /// cannot.
-  static func openJournal(_ directory: String, repairing: Bool) -> GameJournal {
+  static func openJournal(_ directory: String, repairing: Bool, snapshotInterval: Int)
+    -> GameJournal
+  {
     do {
       let journal = try GameJournal(
-        directory: directory, committer: ActionLogCommitter(), repairingDamage: repairing)
+        directory: directory, committer: ActionLogCommitter(),
+        snapshotInterval: snapshotInterval, repairingDamage: repairing)
       log("journal in \(directory): " + (journal.recovery ?? "new"))
       return journal
     } catch {

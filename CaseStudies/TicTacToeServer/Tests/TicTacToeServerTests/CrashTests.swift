@@ -13,7 +13,9 @@ import UnidirectionalTestSupport
 /// driven with a fixed seed, killed at random points (10 times per seed, 3 seeds: 30 kills) and
 /// restarted. After each restart: every move the server acknowledged is in the journal, every
 /// game in the journal replays without a refused move, and the players rejoin their games,
-/// find every acknowledged move on the board, and play on.
+/// find every acknowledged move on the board, and play on. The journal is snapshotted every few
+/// entries, so kills fall on both sides of snapshots; after each restart the leaderboard holds
+/// every win whose move is in the journal exactly once, and with it every acknowledged win.
 @Suite struct CrashTests {
   /// Two players at one game, driven one move at a time.
   final class Table {
@@ -100,9 +102,10 @@ import UnidirectionalTestSupport
   }
 
   /// Plays one random legal move and waits for its acknowledgement (unless `waits` is false:
-  /// then it is in flight when the server is killed).
+  /// then it is in flight when the server is killed); counts an acknowledged win in `wins`.
   static func playMove(
-    _ table: Table, random: inout SplitMix64, waits: Bool, acked: inout Set<AckedMove>
+    _ table: Table, random: inout SplitMix64, waits: Bool, acked: inout Set<AckedMove>,
+    wins: inout [String: Int]
   ) throws {
     guard let game = table.game, let mover = table.client(table.turn) else { return }
     let free = table.board.indices.filter { table.board[$0] == "." }
@@ -117,6 +120,9 @@ import UnidirectionalTestSupport
       throw Failure(description: "not the acknowledgement of seq \(table.seq): \(state)")
     }
     acked.insert(AckedMove(game: game, player: player, cell: cell, seq: table.seq))
+    if state["status"] as? String == "won", let winner = state["winner"] as? String {
+      wins[table.name + "-" + winner.lowercased(), default: 0] += 1
+    }
     try apply(state, to: table)
     // The opponent's copy of the same state.
     let other = table.client(player == "X" ? "O" : "X")!
@@ -139,6 +145,55 @@ import UnidirectionalTestSupport
     return moves
   }
 
+  /// The wins of the games in the journal, by winner's name: those whose moves on disk decide
+  /// them, whether or not their end is on disk too.
+  static func journaledWins(in directory: String) throws -> [String: Int] {
+    let log = try ActionLog<Journal.Action>(
+      path: directory + "/journal.jsonl", program: GameJournal.program,
+      schemaVersion: GameJournal.schemaVersion)
+    var games: [String: Journal.GameRecord] = [:]
+    for entry in log.entries {
+      switch entry.action {
+      case .started(let game, _, let record): games[game] = record
+      case .room(let game, let action, _): games[game]?.actions.append(action)
+      default: break
+      }
+    }
+    var wins: [String: Int] = [:]
+    for (game, record) in games {
+      if let winner = record.room(id: game).outcome?.winner {
+        wins[winner == .x ? record.xName : record.oName, default: 0] += 1
+      }
+    }
+    return wins
+  }
+
+  /// The leaderboard a new client is shown.
+  static func leaders(port: UInt16) throws -> [String: Int] {
+    let client = try TestClient(port: port)
+    client.send(#"{"type":"leaders"}"#)
+    let frame = try client.skip(to: "leaders")
+    var board: [String: Int] = [:]
+    for entry in frame["leaders"] as? [[String: Any]] ?? [] {
+      guard let name = entry["name"] as? String, let wins = entry["wins"] as? Int else {
+        throw Failure(description: "not an entry: \(entry)")
+      }
+      board[name] = wins
+    }
+    return board
+  }
+
+  /// The leaderboard after a restart: exactly the wins on disk, so every acknowledged one.
+  static func checkLeaders(
+    port: UInt16, directory: String, acknowledged: [String: Int], kill: Int
+  ) throws {
+    let board = try leaders(port: port)
+    #expect(board == (try journaledWins(in: directory)), "kill \(kill)")
+    for (name, wins) in acknowledged {
+      #expect((board[name] ?? 0) >= wins, "kill \(kill): \(name) won \(wins) acknowledged games")
+    }
+  }
+
   @Test(arguments: [UInt64(11), 12, 13])
   func killedAtRandomPointsLosesNoAcknowledgedMove(seed: UInt64) throws {
     let directory = FileManager.default.temporaryDirectory
@@ -148,8 +203,12 @@ import UnidirectionalTestSupport
     var random = SplitMix64(seed: seed)
     let tables = (0..<3).map { Table(name: "s\(seed)t\($0)") }
     var acked = Set<AckedMove>()
+    var wins: [String: Int] = [:]
+    let arguments = ["--data-dir", directory, "--quiet", "--snapshot-every", "7"]
     for kill in 0..<10 {
-      let server = try ServerProcess(["--data-dir", directory, "--quiet"])
+      let server = try ServerProcess(arguments)
+      try Self.checkLeaders(
+        port: server.port, directory: directory, acknowledged: wins, kill: kill)
       // Players of games in progress take their seats again and find their moves; the others
       // start new games.
       for table in tables {
@@ -171,7 +230,7 @@ import UnidirectionalTestSupport
         if table.game == nil { try Self.startGame(table, port: server.port) }
         try Self.playMove(
           table, random: &random, waits: step < moves - 1 || random.next() % 2 == 0,
-          acked: &acked)
+          acked: &acked, wins: &wins)
       }
       Glibc.kill(server.process.processIdentifier, SIGKILL)
       server.process.waitUntilExit()
@@ -199,12 +258,17 @@ import UnidirectionalTestSupport
       }
     }
     // The last restart serves as before.
-    let server = try ServerProcess(["--data-dir", directory, "--quiet"])
+    let server = try ServerProcess(arguments)
+    try Self.checkLeaders(port: server.port, directory: directory, acknowledged: wins, kill: 10)
     let fresh = Table(name: "after")
     try Self.startGame(fresh, port: server.port)
-    try Self.playMove(fresh, random: &random, waits: true, acked: &acked)
+    try Self.playMove(fresh, random: &random, waits: true, acked: &acked, wins: &wins)
     #expect(fresh.moves == 1)
     #expect(server.stop().status == 0)
     #expect(acked.count >= 20, "only \(acked.count) moves were acknowledged")
+    // 4, 10 and 8 acknowledged wins with seeds 11, 12 and 13.
+    #expect(wins.values.reduce(0, +) >= 2, "\(wins): too few acknowledged wins to test the board")
+    // Snapshots were taken: the later restarts recovered from one and the log after it.
+    #expect(FileManager.default.fileExists(atPath: directory + "/journal.snapshot.json"))
   }
 }

@@ -32,7 +32,7 @@ import UnidirectionalTestSupport
       let cell = BoundaryNumbers.random(&random)
       let seq = BoundaryNumbers.random(&random)
       text = #"{"type":"move","game":"\#(game)","cell":\#(cell),"seq":\#(seq)}"#
-    case 13: text = #"{"type":"ping"}"#
+    case 13: text = seq % 2 == 0 ? #"{"type":"ping"}"# : #"{"type":"leaders"}"#
     case 14:
       // Random bytes, newlines excluded (a newline would split the frame).
       return (0..<(random.next() % 64)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
@@ -63,6 +63,21 @@ import UnidirectionalTestSupport
       if frame["status"] as? String != "playing" { games.remove(frame["game"] as? String ?? "") }
     case "error":
       #expect(frame["code"] is String && frame["message"] is String, "\(frame)")
+    case "leaders":
+      let entries = frame["leaders"] as? [[String: Any]]
+      let board = (entries ?? []).compactMap { entry -> (String, Int)? in
+        guard let name = entry["name"] as? String, let wins = entry["wins"] as? Int else {
+          return nil
+        }
+        return (name, wins)
+      }
+      // At most ten, each with a win, most wins first, then by name.
+      let isSorted = zip(board, board.dropFirst()).allSatisfy { a, b in
+        a.1 > b.1 || (a.1 == b.1 && a.0 < b.0)
+      }
+      #expect(
+        entries?.count == board.count && board.count <= 10 && board.allSatisfy { $0.1 > 0 }
+          && isSorted, "\(frame)")
     case "pong", "bye": break
     default: Issue.record("an unknown frame type: \(frame)")
     }

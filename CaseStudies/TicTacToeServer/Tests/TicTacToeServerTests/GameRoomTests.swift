@@ -10,13 +10,15 @@ import UnidirectionalTesting
   typealias Move = GameRoom.Move
 
   /// A test store of a fresh game whose observers read what the server reads for each player
-  /// (the `state` frame) and for its log (the refused-move count).
+  /// (the `state` frame) and for its log (the refused-move count). The state is made in the
+  /// test store's dependencies, so that its leaderboard is the test's own.
   static func makeStore(
-    _ state: GameRoom.State = GameRoom.State(id: "g1", xName: "Ann", oName: "Bob")
+    _ state: @autoclosure () -> GameRoom.State = GameRoom.State(
+      id: "g1", xName: "Ann", oName: "Bob")
   )
     -> TestStore<GameRoom.State, GameRoom.Action>
   {
-    let store = TestStore(initialState: state) { GameRoom() }
+    let store = TestStore(initialState: state()) { GameRoom() }
     for name in ["X view", "O view"] {
       store.observe(name) { store in
         _ = (store[\.game.board], store[\.game.currentPlayer], store.moves, store.outcome)
@@ -66,15 +68,22 @@ import UnidirectionalTesting
     }
   }
 
-  @Test func aLineWinsAndEndsTheGame() async {
+  /// A game as `rows` with `next` to move, started in the test store's dependencies.
+  static func state(_ rows: [String], next: Player) -> GameRoom.State {
     var state = GameRoom.State(id: "g1", xName: "Ann", oName: "Bob")
-    state.game = Self.board(["XX.", "OO.", "..."], next: .x)
-    let store = Self.makeStore(state)
+    state.game = board(rows, next: next)
+    return state
+  }
+
+  @Test func aLineWinsEndsTheGameAndCountsTheWinnersWin() async {
+    let store = Self.makeStore(Self.state(["XX.", "OO.", "..."], next: .x))
     await store.send(.move(Move(player: .x, cell: 2, seq: 3)), fires: ["X view", "O view"]) {
       $0.game = Self.board(["XXX", "OO.", "..."], next: .x)
       $0.moves = [Move(player: .x, cell: 2, seq: 3)]
       $0.outcome = .won(.x)
+      $0.leaderboard.withLock { $0.recordWin(by: "Ann") }
     }
+    #expect(store.state.leaderboard.value == Leaderboard(wins: ["Ann": 1]))
     #expect(store.state.refusal(of: Move(player: .o, cell: 5, seq: 3)) == .gameOver)
     await store.send(.move(Move(player: .o, cell: 5, seq: 3)), fires: ["log"]) {
       $0.refusedMoves = 1
@@ -83,22 +92,23 @@ import UnidirectionalTesting
     await store.send(.forfeit(.o, .disconnected))
   }
 
-  @Test func aFullBoardWithoutALineIsATie() async {
-    var state = GameRoom.State(id: "g1", xName: "Ann", oName: "Bob")
-    state.game = Self.board(["XOX", "XOO", "OX."], next: .x)
-    let store = Self.makeStore(state)
+  @Test func aFullBoardWithoutALineIsATieAndCountsNoWin() async {
+    let store = Self.makeStore(Self.state(["XOX", "XOO", "OX."], next: .x))
     await store.send(.move(Move(player: .x, cell: 8, seq: 5)), fires: ["X view", "O view"]) {
       $0.game = Self.board(["XOX", "XOO", "OXX"], next: .x)
       $0.moves = [Move(player: .x, cell: 8, seq: 5)]
       $0.outcome = .tie
     }
     #expect(store.state.outcome?.winner == nil)
+    #expect(store.state.leaderboard.value == Leaderboard())
   }
 
-  @Test func aForfeitEndsTheGameForTheOpponent() async {
+  @Test(arguments: [GameRoom.ForfeitReason.left, .disconnected, .idle])
+  func aForfeitEndsTheGameForTheOpponentWhoseWinCounts(reason: GameRoom.ForfeitReason) async {
     let store = Self.makeStore()
-    await store.send(.forfeit(.x, .disconnected), fires: ["X view", "O view"]) {
-      $0.outcome = .forfeit(loser: .x, reason: .disconnected)
+    await store.send(.forfeit(.x, reason), fires: ["X view", "O view"]) {
+      $0.outcome = .forfeit(loser: .x, reason: reason)
+      $0.leaderboard.withLock { $0.recordWin(by: "Bob") }
     }
     #expect(store.state.outcome?.winner == .o)
     await store.send(.forfeit(.o, .left))

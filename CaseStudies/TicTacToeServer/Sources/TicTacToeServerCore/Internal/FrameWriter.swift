@@ -77,6 +77,11 @@ struct FrameWriter: ~Copyable {
   /// Appends `,"key":"value"`, the value escaped.
   mutating func field(_ key: StaticString, _ value: String) {
     self.key(key)
+    string(value)
+  }
+
+  /// Appends `"value"`, escaped.
+  mutating func string(_ value: String) {
     var value = value
     let isPlain = value.withUTF8 { utf8 -> Bool in
       guard utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) else { return false }
