@@ -128,8 +128,7 @@ public final class PartitionLeases: @unchecked Sendable {
     self.connectionString = connectionString
     self.answerTimeout = answerTimeout
     try withConnection { connection throws(PostgresConnection.Failure) in
-      _ = try connection.execute(Self.schema)
-      _ = try connection.execute(Self.shardSchema)
+      try PostgresActionLogDatabase.createTables([Self.schema, Self.shardSchema], on: connection)
     }
   }
 

@@ -162,10 +162,29 @@ public final class PostgresActionLogDatabase: @unchecked Sendable {
     self.state = State(backoff: backoff.lowerBound)
     do {
       let connection = try Self.connect(connectionString, answerTimeout: answerTimeout)
-      for statement in Self.schema { _ = try connection.execute(statement) }
+      try Self.createTables(Self.schema, on: connection)
       state.connection = connection
     } catch {
       throw Self.error(error, log: "database")
+    }
+  }
+
+  /// Runs `statements` (`CREATE TABLE IF NOT EXISTS …`) in one transaction that first takes a
+  /// transaction-level advisory lock: `IF NOT EXISTS` is not safe against a concurrent
+  /// creation (two processes starting together on a new database, the second failing on
+  /// `pg_type_typname_nsp_index`), so creators take turns, and the second finds the tables.
+  static func createTables(
+    _ statements: [String], on connection: PostgresConnection
+  ) throws(PostgresConnection.Failure) {
+    _ = try connection.execute("BEGIN")
+    do throws(PostgresConnection.Failure) {
+      // Any fixed key serves; this one spells "unidir" in ASCII.
+      _ = try connection.execute("SELECT pg_advisory_xact_lock(129117075040626)")
+      for statement in statements { _ = try connection.execute(statement) }
+      _ = try connection.execute("COMMIT")
+    } catch {
+      if !error.isConnectionLost { _ = try? connection.execute("ROLLBACK") }
+      throw error
     }
   }
 
