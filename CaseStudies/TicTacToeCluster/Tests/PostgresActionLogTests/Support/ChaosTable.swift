@@ -259,14 +259,14 @@ final class ChaosTable: @unchecked Sendable {
     o.setReceiveTimeout(seconds: 10)
     let playing = try read("X", x) { $0["phase"] as? String == "playing" }
     guard let game = playing["game"] as? String else { throw Lost(player: "X") }
+    x.setReceiveTimeout(seconds: FrameClient.receiveTimeout)
+    o.setReceiveTimeout(seconds: FrameClient.receiveTimeout)
     var state: [String: Any] = [:]
     for (player, client) in [("X", x), ("O", o)] {
       let seat = try read(player, client) { $0["type"] as? String == "seat" }
       tokens[player] = seat["token"] as? String
       state = try read(player, client, until: Self.isState)
     }
-    x.setReceiveTimeout(seconds: FrameClient.receiveTimeout)
-    o.setReceiveTimeout(seconds: FrameClient.receiveTimeout)
     self.game = game
     run.seated(game)
     owner = port
