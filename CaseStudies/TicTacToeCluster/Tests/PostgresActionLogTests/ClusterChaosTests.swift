@@ -100,11 +100,12 @@ import TicTacToeServerCore
 
   /// Checks what the database holds against what the clients were told: every acknowledged
   /// move in the journals once, no move twice, every game replaying without a refused move, no
-  /// forfeit (no client left), and no line written under an epoch not granted to its writer.
-  /// Returns the journals' games, each with whether it finished.
+  /// seated game forfeited (no seated client leaves), every game a rejoin found gone over in the
+  /// journal, and no line written under an epoch not granted to its writer. Returns the
+  /// journals' games, each with whether it finished.
   @discardableResult
   static func check(
-    _ cluster: Cluster, after: String, comment: Comment? = nil
+    _ cluster: Cluster, after: String
   ) throws -> [String: Bool] {
     // Read before the journals: whatever was acknowledged by then was committed by then.
     let seen = cluster.run.snapshot

@@ -46,7 +46,9 @@ import Testing
       // O's move reaches a's journal, whose round is held before its transaction begins.
       #expect(FileManager.default.createFile(atPath: fifo + ".armed", contents: nil))
       o.client.send(#"{"type":"move","game":"\#(o.game)","cell":3,"seq":1}"#)
-      #expect(try ClusterShardTests.waitForLog(a, "testing: a journal round is held"))
+      let held = try ClusterShardTests.waitForLog(a, "testing: a journal round is held")
+      // Without a reader (no round held), opening the FIFO below would wait forever.
+      try #require(held, "no journal round of shard a was held")
 
       // a's renewals wait for the lock on its announcement; its lease runs out and b takes the
       // partition, recovering the game.
