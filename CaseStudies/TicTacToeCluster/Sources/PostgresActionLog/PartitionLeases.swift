@@ -128,8 +128,7 @@ public final class PartitionLeases: @unchecked Sendable {
     self.connectionString = connectionString
     self.answerTimeout = answerTimeout
     try withConnection { connection throws(PostgresConnection.Failure) in
-      _ = try connection.execute(Self.schema)
-      _ = try connection.execute(Self.shardSchema)
+      try PostgresActionLogDatabase.createTables([Self.schema, Self.shardSchema], on: connection)
     }
   }
 
@@ -176,6 +175,11 @@ public final class PartitionLeases: @unchecked Sendable {
     return try withConnection { connection throws(PostgresConnection.Failure) -> Claim in
       _ = try connection.execute("BEGIN")
       do throws(PostgresConnection.Failure) {
+        // A row locked by a paused holder's round waits for its session's end: the claim
+        // gives up sooner and is tried again at a later round, so that the claimer's lease
+        // thread keeps renewing its own leases meanwhile.
+        let waitMilliseconds = max(1, Self.microseconds(leaseTime) / 4000)
+        _ = try connection.execute("SET LOCAL lock_timeout TO \(waitMilliseconds)")
         let key = PostgresConnection.Parameter.text(String(partition))
         _ = try connection.execute(
           "INSERT INTO unidirectional_partition_leases (partition) VALUES ($1) "
@@ -285,7 +289,11 @@ public final class PartitionLeases: @unchecked Sendable {
     do throws(PostgresConnection.Failure) {
       if connection?.isConnected != true {
         connection = nil
-        connection = try PostgresConnection(connectionString, answerTimeout: answerTimeout)
+        // A claim or renewal never sits in its transaction: a paused process's session is
+        // ended after half a lease, so that the row it locked is free for the next claimer.
+        connection = try PostgresActionLogDatabase.connect(
+          connectionString, answerTimeout: answerTimeout, idleInTransactionTimeout: leaseTime / 2
+        )
       }
       guard let connection else {
         throw PostgresConnection.Failure(message: "no connection", isConnectionLost: true)

@@ -37,7 +37,12 @@ extension PostgresActionLogDatabase {
     hook?()
     waitForNextAttempt(log: log)
     let outcome = withState { state -> ActionLogError? in
-      guard let entry = state.logs[log] else { return nil }
+      // Closed (or closed and opened again) while this flush waited without the lock: its
+      // lines were dropped with the log, so nothing of them is acknowledged.
+      guard let entry = state.logs[log], entry.generation == generation else {
+        if let closed = state.closed[log], closed.generation == generation { return closed.error }
+        return Self.closedError(log, "it was closed while its round waited")
+      }
       if let fenced = entry.fenced {
         // Fenced in this round (by another log's flush) or an earlier one: for good.
         state.logs[log]?.staged = []

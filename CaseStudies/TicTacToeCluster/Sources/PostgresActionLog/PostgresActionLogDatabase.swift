@@ -128,6 +128,7 @@ public final class PostgresActionLogDatabase: @unchecked Sendable {
   private let connectionString: String
   private let backoff: ClosedRange<Duration>
   private let answerTimeout: Duration
+  private let idleInTransactionTimeout: Duration?
   private let log: @Sendable (String) -> Void
 
   /// Connects to the database and creates its tables if they are missing.
@@ -142,6 +143,12 @@ public final class PostgresActionLogDatabase: @unchecked Sendable {
   ///   - answerTimeout: How long a statement (a round's `COMMIT`, say) waits for the server's
   ///     answer before the connection is abandoned and the round fails as unavailable: a
   ///     stalled server would hold every acknowledgement otherwise.
+  ///   - idleInTransactionTimeout: If set, the server ends a session of this database that
+  ///     sits inside a round's transaction that long waiting for this process (paused by
+  ///     `SIGSTOP`, a stalled machine): the round fails as unavailable, and the locks it holds
+  ///     (the `FOR SHARE` locks of fenced logs' lease rows) are released, so that a paused
+  ///     holder cannot keep another from claiming the lease. Give fenced logs their lease
+  ///     time, or less.
   ///   - log: Receives one line when the database becomes unavailable and one when it is
   ///     back; standard error by default.
   /// - Throws: ``ActionLogError`` with ``ActionLogError/Reason/unavailable(_:)`` if the
@@ -151,6 +158,7 @@ public final class PostgresActionLogDatabase: @unchecked Sendable {
     connectionString: String,
     backoff: ClosedRange<Duration> = .milliseconds(100)...(.seconds(2)),
     answerTimeout: Duration = .seconds(10),
+    idleInTransactionTimeout: Duration? = nil,
     log: @escaping @Sendable (String) -> Void = { message in
       FileHandle.standardError.write(Data((message + "\n").utf8))
     }
@@ -158,14 +166,36 @@ public final class PostgresActionLogDatabase: @unchecked Sendable {
     self.connectionString = connectionString
     self.backoff = backoff
     self.answerTimeout = answerTimeout
+    self.idleInTransactionTimeout = idleInTransactionTimeout
     self.log = log
     self.state = State(backoff: backoff.lowerBound)
     do {
-      let connection = try Self.connect(connectionString, answerTimeout: answerTimeout)
-      for statement in Self.schema { _ = try connection.execute(statement) }
+      let connection = try Self.connect(
+        connectionString, answerTimeout: answerTimeout,
+        idleInTransactionTimeout: idleInTransactionTimeout)
+      try Self.createTables(Self.schema, on: connection)
       state.connection = connection
     } catch {
       throw Self.error(error, log: "database")
+    }
+  }
+
+  /// Runs `statements` (`CREATE TABLE IF NOT EXISTS …`) in one transaction that first takes a
+  /// transaction-level advisory lock: `IF NOT EXISTS` is not safe against a concurrent
+  /// creation (two processes starting together on a new database, the second failing on
+  /// `pg_type_typname_nsp_index`), so creators take turns, and the second finds the tables.
+  static func createTables(
+    _ statements: [String], on connection: PostgresConnection
+  ) throws(PostgresConnection.Failure) {
+    _ = try connection.execute("BEGIN")
+    do throws(PostgresConnection.Failure) {
+      // Any fixed key serves; this one spells "unidir" in ASCII.
+      _ = try connection.execute("SELECT pg_advisory_xact_lock(129117075040626)")
+      for statement in statements { _ = try connection.execute(statement) }
+      _ = try connection.execute("COMMIT")
+    } catch {
+      if !error.isConnectionLost { _ = try? connection.execute("ROLLBACK") }
+      throw error
     }
   }
 
@@ -211,13 +241,22 @@ public final class PostgresActionLogDatabase: @unchecked Sendable {
   /// A new connection, whose commits wait for the WAL to be flushed whatever the database's
   /// default (`synchronous_commit` raised to `on` from `off` or `local`, left as it is
   /// otherwise): an acknowledged line must survive a crash of PostgreSQL.
+  ///
+  /// With `idleInTransactionTimeout`, the server ends the session if it sits inside a
+  /// transaction that long waiting for this process (paused, say): its locks go with it.
   static func connect(
-    _ connectionString: String, answerTimeout: Duration
+    _ connectionString: String, answerTimeout: Duration,
+    idleInTransactionTimeout: Duration? = nil
   ) throws(PostgresConnection.Failure) -> PostgresConnection {
     let connection = try PostgresConnection(connectionString, answerTimeout: answerTimeout)
     let setting = try connection.execute("SHOW synchronous_commit").rows.first?[0]
     if let setting, ["off", "local"].contains(String(decoding: setting, as: UTF8.self)) {
       _ = try connection.execute("SET synchronous_commit TO on")
+    }
+    if let idleInTransactionTimeout {
+      let milliseconds = max(1, PartitionLeases.microseconds(idleInTransactionTimeout) / 1000)
+      _ = try connection.execute(
+        "SET idle_in_transaction_session_timeout TO \(milliseconds)")
     }
     return connection
   }
@@ -234,7 +273,9 @@ public final class PostgresActionLogDatabase: @unchecked Sendable {
         path: "database", line: nil, reason: .unavailable("reconnecting after a backoff"))
     }
     do {
-      let connection = try Self.connect(connectionString, answerTimeout: answerTimeout)
+      let connection = try Self.connect(
+        connectionString, answerTimeout: answerTimeout,
+        idleInTransactionTimeout: idleInTransactionTimeout)
       state.connection = connection
       return connection
     } catch {

@@ -47,8 +47,12 @@ final class Shard: Sendable {
     self.options = options
     self.process = process
     do {
+      // A round's transaction holds its partitions' lease rows `FOR SHARE`: a shard paused
+      // inside one must not keep another from claiming them, so the server ends the session
+      // after half a lease (the round fails as unavailable; the fence refuses its retry).
       database = try PostgresActionLogDatabase(
-        connectionString: options.database, log: { process.log($0) })
+        connectionString: options.database, idleInTransactionTimeout: options.leaseTime / 2,
+        log: { process.log($0) })
       leases = try PartitionLeases(
         connectionString: options.database, holder: options.name, leaseTime: options.leaseTime)
       lookups = try PartitionLeases(

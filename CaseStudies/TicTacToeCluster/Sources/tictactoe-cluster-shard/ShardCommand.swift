@@ -47,6 +47,7 @@ enum ShardCommand {
       exit(64)
     }
     let shard = Shard(options: options, process: shardProcess)
+    shard.installTestingHooks()
     let server: LineServer
     do {
       server = try LineServer(

@@ -191,6 +191,28 @@ import Unidirectional
     }
   }
 
+  /// A log closed (a shard dropping its partition) while a round holding its lines waited
+  /// before its transaction: the round's waiter is told the log was closed, never that its
+  /// line is durable, and nothing is written. (The flush took the missing log for one with
+  /// nothing staged and acknowledged the line.)
+  @Test func aLogClosedWhileItsRoundWaitsAcknowledgesNothing() async throws {
+    try await ThrowawayPostgres.with { server in
+      let database = try Base.database(server)
+      let committer = ActionLogCommitter(concurrentFlushes: 1)
+      let (store, log) = try Self.open("c", in: database, committer: committer, fencedBy: nil)
+      try await log.waitUntilDurable(store.send(.move(1)))
+      let gate = RoundGate()
+      database.withState { $0.beforeRound = gate.hook }
+      let held = Self.send(.move(2), to: store, log)
+      #expect(await gate.waitForARound())
+      database.close(log: "c", because: "the partition is dropped")
+      gate.open()
+      let failure = await held.value
+      #expect(Self.isFenced(failure), "\(String(describing: failure))")
+      #expect(try Base.storedSequences("c", server) == [0, 1])
+    }
+  }
+
   /// Runs `body` on a thread of Dispatch's (it blocks on the database), not on one of the
   /// concurrency pool.
   static func onAThread<T: Sendable>(

@@ -20,8 +20,12 @@ final class ClusterShard {
       .appendingPathComponent("tictactoe-cluster-shard")
   }
 
-  /// Starts shard `name` and waits for its "listening on" line.
-  init(name: String, database: String, partitions: Int, lease: Double) throws {
+  /// Starts shard `name` and waits for its "listening on" line; `environment` adds to the
+  /// test's own (the shard's test-only switches, `Shard+Testing`).
+  init(
+    name: String, database: String, partitions: Int, lease: Double,
+    environment: [String: String] = [:]
+  ) throws {
     guard FileManager.default.isExecutableFile(atPath: Self.executable.path) else {
       throw PostgresGameServer.Failure(
         description: "no \(Self.executable.path): build the package first")
@@ -37,6 +41,7 @@ final class ClusterShard {
       "--database", database, "--name", name, "--listen", "127.0.0.1:0",
       "--partitions", String(partitions), "--lease", String(lease), "--idle-timeout", "600",
     ]
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let output = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle(forWritingAtPath: logPath)

@@ -100,8 +100,17 @@ final class FrameClient {
       throw Closed()
     }
     self.fd = fd
+    setReceiveTimeout(seconds: Self.receiveTimeout)
+  }
+
+  /// How long a read waits for a frame before it fails (seconds).
+  // wall-clock: a failure bound that turns a hang into an error; frames come long before.
+  static let receiveTimeout = 30
+
+  /// Sets how long a read waits for a frame before it fails.
+  func setReceiveTimeout(seconds: Int) {
     // wall-clock: a failure bound that turns a hang into an error; frames come long before.
-    var timeout = timeval(tv_sec: 30, tv_usec: 0)
+    var timeout = timeval(tv_sec: seconds, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
   }
 
