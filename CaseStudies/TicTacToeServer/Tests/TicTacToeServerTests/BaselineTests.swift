@@ -6,9 +6,9 @@ import UnidirectionalTestSupport
 /// server does: a transcript of client frames, replayed in memory against each, gets the same
 /// bytes on every connection.
 @Suite struct BaselineTests {
-  /// The transcript: scripted games (a win, a forfeit by leave, a disconnect, a quit), then
-  /// random frames of every kind from the fuzz test's generator with a fixed seed, spread over
-  /// six clients. Each step: (client, frame), or a disconnect (`nil`).
+  /// The transcript: scripted games (a win, a forfeit by leave, a retried move, a disconnect, a
+  /// quit), then random frames of every kind from the fuzz test's generator with a fixed seed,
+  /// spread over six clients. Each step: (client, frame), or a disconnect (`nil`).
   static func transcript(seed: UInt64) -> [(Int, [UInt8]?)] {
     var steps: [(Int, [UInt8]?)] = []
     func say(_ client: Int, _ json: String) { steps.append((client, Array(json.utf8))) }
@@ -29,6 +29,9 @@ import UnidirectionalTestSupport
     say(0, #"{"type":"join"}"#)
     say(1, #"{"type":"join"}"#)
     say(0, #"{"type":"move","game":"g3","cell":8,"seq":1}"#)
+    // Sent again: answered with its acknowledgement; with another seq, refused.
+    say(0, #"{"type":"move","game":"g3","cell":8,"seq":1}"#)
+    say(0, #"{"type":"move","game":"g3","cell":8,"seq":2}"#)
     steps.append((1, nil))
     say(2, #"{"type":"quit"}"#)
     var random = SplitMix64(seed: seed)
