@@ -31,6 +31,8 @@ final class LoadClient {
     var acked: [Int: Int] = [:]
     var waitingForLobby = false
     var isOpen = true
+    /// The seat token of the game (durable servers), for a `rejoin` after a `redirect`.
+    var token = ""
   }
 
   let mode: Mode
@@ -43,6 +45,10 @@ final class LoadClient {
   var lost = 0
   var duplicated = 0
   var closedByServer = 0
+  /// `redirect` frames followed: a new connection to the address given, and a `rejoin`.
+  var redirects = 0
+  /// The host the connections reach.
+  var host = "127.0.0.1"
   var stopping = false
   var firstError: String?
   /// Each connection plays one whole game, then stays in the lobby; the run ends once every
@@ -60,29 +66,47 @@ final class LoadClient {
 
   /// Connects `count` clients to `port` on `host` (blocking connects, then non-blocking I/O).
   func connect(count: Int, host: String, port: UInt16) throws {
+    try connect(count: count, host: host, ports: [port])
+  }
+
+  /// Connects `count` clients to `host`, spread over `ports` in turn (client i to port
+  /// i mod the count: a cluster's shards, say).
+  func connect(count: Int, host: String, ports: [UInt16]) throws {
+    self.host = host
     for index in 0..<count {
-      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-      guard fd >= 0 else {
-        throw Failure(description: "socket: \(String(cString: strerror(errno)))")
+      do {
+        connections.append(
+          Connection(fd: try Self.open(host: host, port: ports[index % ports.count])))
+      } catch {
+        throw Failure(description: "connect #\(index + 1): \(error.description)")
       }
-      var address = sockaddr_in()
-      address.sin_family = sa_family_t(AF_INET)
-      address.sin_port = port.bigEndian
-      inet_pton(AF_INET, host, &address.sin_addr)
-      let status = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
-      guard status == 0 else {
-        throw Failure(
-          description: "connect #\(index + 1): \(String(cString: strerror(errno)))")
-      }
-      var one: Int32 = 1
-      setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-      _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-      connections.append(Connection(fd: fd))
     }
+  }
+
+  /// A connected non-blocking socket to `host`:`port`.
+  static func open(host: String, port: UInt16) throws(Failure) -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else {
+      throw Failure(description: "socket: \(String(cString: strerror(errno)))")
+    }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    inet_pton(AF_INET, host, &address.sin_addr)
+    let status = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard status == 0 else {
+      let message = String(cString: strerror(errno))
+      Glibc.close(fd)
+      throw Failure(description: "\(host):\(port): \(message)")
+    }
+    var one: Int32 = 1
+    setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    return fd
   }
 
   /// Plays for `duration` seconds, then stops starting moves and waits (up to `grace`) for the
@@ -108,6 +132,8 @@ final class LoadClient {
       if stopping, connections.allSatisfy({ $0.pending == nil }) || time >= graceEnd { break }
       if oneGameEach, games >= connections.count { break }
       for index in fds.indices {
+        // A redirect replaces a connection's socket.
+        fds[index].fd = connections[index].fd
         fds[index].events = Int16(POLLIN) | (connections[index].output.isEmpty ? 0 : Int16(POLLOUT))
         if !connections[index].isOpen { fds[index].fd = -1 }
       }
@@ -144,9 +170,12 @@ final class LoadClient {
   private func processLines(_ index: Int) {
     var start = 0
     let input = connections[index].input
+    let fd = connections[index].fd
     while let newline = input[start...].firstIndex(of: 0x0A) {
       handle(index, input[start..<newline])
       start = newline + 1
+      // Redirected: what is left came on the old connection.
+      if connections[index].fd != fd { return }
     }
     connections[index].input.removeFirst(start)
   }
@@ -177,7 +206,7 @@ final class LoadClient {
     case "session":
       let phase = Self.string("phase", in: line)
       if phase == "playing", let game = Self.string("game", in: line),
-        let you = Self.string("you", in: line)
+        let you = Self.string("you", in: line), game != connections[index].game
       {
         connections[index].game = game
         connections[index].me = you.utf8.first ?? 0
@@ -191,6 +220,10 @@ final class LoadClient {
       }
     case "state":
       handleState(index, line)
+    case "seat":
+      connections[index].token = Self.string("token", in: line) ?? ""
+    case "redirect":
+      follow(index, game: Self.string("game", in: line), to: Self.string("address", in: line))
     case "error":
       errors += 1
       if firstError == nil { firstError = String(decoding: line, as: UTF8.self) }
@@ -241,6 +274,38 @@ final class LoadClient {
       guard !free.isEmpty else { return }
       sendMove(index, cell: free[Int(random.next() % UInt64(free.count))])
     }
+  }
+
+  /// Follows a `redirect`: closes the connection, opens one to `address` (`HOST:PORT`) and
+  /// sends `rejoin` with the game's seat token there. A redirect the tool cannot follow (no
+  /// token, an address it cannot reach) counts as a refused frame.
+  private func follow(_ index: Int, game: String?, to address: String?) {
+    guard let game, let address, let colon = address.lastIndex(of: ":"),
+      let port = UInt16(address[address.index(after: colon)...]),
+      !connections[index].token.isEmpty
+    else {
+      errors += 1
+      if firstError == nil { firstError = "a redirect the tool cannot follow" }
+      return
+    }
+    let host = String(address[..<colon])
+    let fd: Int32
+    do {
+      fd = try Self.open(host: host, port: port)
+    } catch {
+      errors += 1
+      if firstError == nil { firstError = "redirect to \(address): \(error.description)" }
+      return
+    }
+    Glibc.close(connections[index].fd)
+    redirects += 1
+    connections[index].fd = fd
+    connections[index].input = []
+    connections[index].output = []
+    connections[index].game = game
+    write(
+      index,
+      #"{"type":"rejoin","game":"\#(game)","token":"\#(connections[index].token)"}"# + "\n")
   }
 
   private func sendMove(_ index: Int, cell: Int) {
