@@ -89,6 +89,18 @@ public final class PartitionLeases: @unchecked Sendable {
     /// Whether trying again later may succeed (the database away, a passing refusal).
     public let isTransient: Bool
 
+    /// Creates a failure: what the pairing given to
+    /// ``PartitionLeases/join(partition:session:name:waitingAs:pair:)`` throws to roll its
+    /// transaction back.
+    ///
+    /// - Parameters:
+    ///   - message: What failed.
+    ///   - isTransient: Whether trying again later may succeed.
+    public init(message: String, isTransient: Bool) {
+      self.message = message
+      self.isTransient = isTransient
+    }
+
     /// The message, and whether it may pass.
     public var description: String {
       "partition leases: \(message)" + (isTransient ? " (may pass: try again later)" : "")
