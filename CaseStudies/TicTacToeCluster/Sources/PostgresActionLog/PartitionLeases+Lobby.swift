@@ -75,11 +75,15 @@ extension PartitionLeases {
     """
 
   /// Creates the lobby table if it is missing, and removes this holder's rows of an earlier run
-  /// (their sessions are gone).
+  /// (their sessions are gone). From then on this object's connection commits without waiting
+  /// for the WAL's flush (`synchronous_commit` off, see ``join(partition:session:name:waitingAs:pair:)``):
+  /// use this object for the lobby only, never for leases.
   ///
   /// - Throws: ``Failure`` if the database cannot be reached or refuses.
   public func openLobby() throws(Failure) {
     try withConnection { connection throws(PostgresConnection.Failure) in
+      isLobby = true
+      _ = try connection.execute("SET synchronous_commit TO off")
       _ = try connection.execute(Self.lobbySchema)
       _ = try connection.execute(
         "DELETE FROM unidirectional_lobby WHERE holder = $1", [.text(holder)])
@@ -94,6 +98,13 @@ extension PartitionLeases {
   ///
   /// `pair` runs inside the transaction, with the row locked: it may wait for the game's start
   /// to be durable. If it throws, the transaction rolls back: the waiting player waits on.
+  ///
+  /// The transaction commits with `synchronous_commit` off: it does not wait for the WAL's
+  /// flush (a join costs a few round trips, not a disk write). A crash of PostgreSQL may then
+  /// lose the last lobby changes acknowledged: a waiting row (its player waits on, unmatched,
+  /// until it leaves and joins again) or a match (its player is never told: its game waits in
+  /// vain, as when the waiting player's shard dies). Never a game's start or a move: those are
+  /// the journal's, committed synchronously.
   ///
   /// Two players who join on two shards at once may both find nobody (neither sees the other's
   /// row before it commits) and both wait. So a player who waits is joined again now and then
@@ -117,6 +128,68 @@ extension PartitionLeases {
     var paired: Failure?
     let outcome = try withConnection {
       connection throws(PostgresConnection.Failure) -> JoinOutcome? in
+      if own == nil {
+        // One statement for the common cases: the oldest live row, deleted if it is of the
+        // same game server (the caller seats both), or the joiner's own row if there is none.
+        let rows = try connection.execute(
+          """
+          WITH taken AS (
+            SELECT l.ticket, l.holder, l.partition, l.session, l.name
+            FROM unidirectional_lobby l
+            JOIN unidirectional_shards s
+              ON s.holder = l.holder AND s.expires_at > clock_timestamp()
+            WHERE l.game IS NULL
+            ORDER BY l.ticket
+            LIMIT 1
+            FOR UPDATE OF l SKIP LOCKED),
+          deleted AS (
+            DELETE FROM unidirectional_lobby
+            WHERE ticket = (SELECT ticket FROM taken WHERE holder = $1 AND partition = $2::integer)
+            RETURNING ticket),
+          added AS (
+            INSERT INTO unidirectional_lobby (holder, partition, session, name)
+            SELECT $1, $2::integer, $3::bigint, $4 WHERE NOT EXISTS (SELECT 1 FROM taken)
+            RETURNING ticket)
+          SELECT 'taken', t.ticket::text, t.holder, t.partition::text, t.session::text, t.name,
+            (SELECT count(*) FROM deleted)::text
+          FROM taken t
+          UNION ALL
+          SELECT 'added', ticket::text, NULL, NULL, NULL, NULL, NULL FROM added
+          """,
+          [.text(holder), .text(String(partition)), .text(String(session)), .text(name)])
+        guard let row = rows.rows.first, let kind = row[0],
+          let ticket = row[1].flatMap(Self.integer)
+        else {
+          throw PostgresConnection.Failure(
+            message: "the lobby's statement returned nothing", isConnectionLost: false)
+        }
+        if String(decoding: kind, as: UTF8.self) == "added" { return .waiting(ticket: ticket) }
+        if row[6].flatMap(Self.integer) == 1, let waitingSession = row[4].flatMap(Self.integer) {
+          let waiting = WaitingPlayer(
+            ticket: ticket, holder: holder, partition: partition, session: Int(waitingSession),
+            name: row[5].map { String(decoding: $0, as: UTF8.self) } ?? "")
+          do throws(Failure) {
+            switch try pair(waiting) {
+            case .seated: return .paired(waiting)
+            case .gone, .elsewhere: break  // Looked for again below.
+            }
+          } catch {
+            // The joiner is gone: the waiting player's row goes back as it was.
+            _ = try connection.execute(
+              """
+              INSERT INTO unidirectional_lobby (ticket, holder, partition, session, name)
+              VALUES ($1::bigint, $2, $3::integer, $4::bigint, $5)
+              """,
+              [
+                .text(String(ticket)), .text(holder), .text(String(partition)),
+                .text(String(waitingSession)), .text(waiting.name),
+              ])
+            paired = error
+            return nil
+          }
+        }
+        // Another game server's row (or one whose player was gone): in a transaction, below.
+      }
       while true {
         _ = try connection.execute("BEGIN")
         do throws(PostgresConnection.Failure) {

@@ -41,8 +41,8 @@ import Foundation
 /// | `address text` | where clients reach it, `HOST:PORT` |
 /// | `expires_at timestamptz` | the end of its announcement on the database's clock |
 public final class PartitionLeases: @unchecked Sendable {
-  // Safe: `connection` is read and written only with `lock` held; everything else is
-  // immutable.
+  // Safe: `connection` and `isLobby` are read and written only with `lock` held; everything
+  // else is immutable.
 
   /// A lease granted to this process.
   public struct Lease: Sendable, Hashable, CustomStringConvertible {
@@ -114,6 +114,9 @@ public final class PartitionLeases: @unchecked Sendable {
 
   private let lock = NSLock()
   private var connection: PostgresConnection?
+  /// Set by ``openLobby()``: each connection of this object commits without waiting for the
+  /// WAL's flush (`synchronous_commit` off).
+  var isLobby = false
   private let connectionString: String
   private let answerTimeout: Duration
 
@@ -297,7 +300,9 @@ public final class PartitionLeases: @unchecked Sendable {
     do throws(PostgresConnection.Failure) {
       if connection?.isConnected != true {
         connection = nil
-        connection = try PostgresConnection(connectionString, answerTimeout: answerTimeout)
+        let fresh = try PostgresConnection(connectionString, answerTimeout: answerTimeout)
+        if isLobby { _ = try fresh.execute("SET synchronous_commit TO off") }
+        connection = fresh
       }
       guard let connection else {
         throw PostgresConnection.Failure(message: "no connection", isConnectionLost: true)

@@ -20,13 +20,51 @@ extension Shard {
     let epoch = lease.epoch
     return GameServer.Matchmaker(
       joined: { [self] entrant in
-        lobbyQueue.async { [self] in
-          matchmake(entrant, partition: number, epoch: epoch, waitingAs: nil)
+        let join = PendingJoin(partition: number, epoch: epoch, entrant: entrant)
+        let schedule = pendingJoins.withLock { pending -> Bool in
+          pending.joins.append(join)
+          defer { pending.isScheduled = true }
+          return !pending.isScheduled
         }
+        if schedule { lobbyQueue.async { [self] in drainJoins() } }
       },
       left: { [self] session in
         lobbyQueue.async { [self] in unqueue(session, partition: number) }
       })
+  }
+
+  /// Handles the joins that came since the last drain: players of one game server are paired
+  /// with each other at once (nobody else can see them: they are in no table yet), oldest
+  /// first, as the single server's lobby pairs them; the one left over goes to the lobby table.
+  /// Under load many joins come while one statement is under way: most never need one.
+  private func drainJoins() {
+    let joins = pendingJoins.withLock { pending -> [PendingJoin] in
+      defer { pending = ([], false) }
+      return pending.joins
+    }
+    var left: [PendingJoin] = []
+    var waiting: [Int: PendingJoin] = [:]
+    for join in joins {
+      guard let partition = served(join.partition, epoch: join.epoch),
+        partition.server.isQueued(join.entrant.session)
+      else { continue }
+      guard let first = waiting[join.partition] else {
+        waiting[join.partition] = join
+        continue
+      }
+      if partition.server.startGame(
+        x: .session(first.entrant.session), o: .session(join.entrant.session)) != nil
+      {
+        waiting[join.partition] = nil
+      } else if !partition.server.isQueued(first.entrant.session) {
+        waiting[join.partition] = join
+      } else {
+        left.append(join)
+      }
+    }
+    for join in waiting.values.sorted(by: { $0.entrant.session < $1.entrant.session }) + left {
+      matchmake(join.entrant, partition: join.partition, epoch: join.epoch, waitingAs: nil)
+    }
   }
 
   /// The partition served under that epoch, if it still is.
@@ -53,13 +91,15 @@ extension Shard {
       ) { other throws(PartitionLeases.Failure) -> PartitionLeases.Pairing in
         if other.holder == options.name, other.partition == number {
           // Both in this game server: seated at once, as its own lobby would.
-          _ = waiting.withLock { $0.removeValue(forKey: other.ticket) }
           if server.startGame(x: .session(other.session), o: .session(entrant.session)) != nil {
+            _ = waiting.withLock { $0.removeValue(forKey: other.ticket) }
             return .seated
           }
           guard server.isQueued(entrant.session) else {
+            // The waiting player's row stays (or is put back): it waits on.
             throw PartitionLeases.Failure(message: "the joining player left", isTransient: false)
           }
+          _ = waiting.withLock { $0.removeValue(forKey: other.ticket) }
           return .gone
         }
         // The waiting player is elsewhere (another shard, or another partition here): the game
@@ -92,6 +132,8 @@ extension Shard {
         if let own { _ = waiting.withLock { $0.removeValue(forKey: own) } }
       }
     } catch {
+      // Gone meanwhile (it left, or closed): nothing to say.
+      guard server.isQueued(entrant.session) else { return }
       // The joiner stays queued: it may `leave` and `join` again.
       process.log(
         "warning: partition \(number): session \(entrant.session) (\(entrant.name)) could not be "
@@ -100,17 +142,19 @@ extension Shard {
     }
   }
 
-  /// Joins again each player that waited a while (see the top of this file); at most one
-  /// round on the lobby queue at a time.
+  /// Joins again the youngest few players that waited a while (see the top of this file); at
+  /// most one round on the lobby queue at a time.
   func rejoinWaitingPlayers() {
     let due = ContinuousClock.now - .milliseconds(100)
+    // At most a few per round: under load, new joins take waiting rows long before this.
     let players = waiting.withLock { $0.filter { $0.value.since < due } }
+      .sorted { $0.key > $1.key }.prefix(8)
     guard !players.isEmpty,
       rejoining.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
         .exchanged
     else { return }
     lobbyQueue.async { [self] in
-      for (ticket, player) in players.sorted(by: { $0.key > $1.key }) {
+      for (ticket, player) in players {
         // Still waiting (a match or a leave may have come meanwhile).
         guard waiting.withLock({ $0[ticket] }) != nil else { continue }
         matchmake(

@@ -20,6 +20,13 @@ final class Shard: Sendable {
     let since: ContinuousClock.Instant
   }
 
+  /// A `join` a game server handed to the shard, not yet paired nor in the lobby table.
+  struct PendingJoin: Sendable {
+    let partition: Int
+    let epoch: Int64
+    let entrant: Lobby.Entrant
+  }
+
   /// A connection's session in a partition's game server.
   struct Route: Sendable {
     let partition: ServedPartition
@@ -47,6 +54,8 @@ final class Shard: Sendable {
   let waiting = Mutex<[Int64: WaitingPlayer]>([:])
   /// Whether a retry of the waiting players' joins is on the lobby queue.
   let rejoining = Atomic(false)
+  /// Joins not yet handled, and whether a drain of them is on the lobby queue (`Shard+Lobby`).
+  let pendingJoins = Mutex<(joins: [PendingJoin], isScheduled: Bool)>(([], false))
   /// One committer for every partition's journal: one transaction per round covers them all.
   let committer = ActionLogCommitter(concurrentFlushes: 1)
   /// Where redirects send clients (`HOST:PORT`); set once the socket is bound.

@@ -400,7 +400,7 @@ enum LoadCommand {
           serverPIDs.count == 1
             ? "the server's process" : "the \(serverPIDs.count) servers' processes, summed",
           serverArguments.contains("--database") || !serverLogs.isEmpty
-            ? " only: PostgreSQL's own processes are not counted" : ""))
+            ? "; PostgreSQL's own processes are not counted" : ""))
     }
     if let commitsBefore, let commitsAfter {
       let commits = commitsAfter - commitsBefore
