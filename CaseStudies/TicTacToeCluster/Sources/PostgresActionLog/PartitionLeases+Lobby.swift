@@ -310,8 +310,9 @@ extension PartitionLeases {
     }
   }
 
-  /// Removes the row of a player of this holder who left the queue; the match made for it
-  /// meanwhile, if any (its game then waits for a player who will not come).
+  /// Removes the row of a player of this holder who left the queue; returns the game of the
+  /// match made for it meanwhile, if any (that game then waits for a player who will not come),
+  /// `nil` otherwise.
   ///
   /// - Parameters:
   ///   - partition: The partition of the game server that holds its session.
