@@ -25,6 +25,17 @@ final class LoadClient {
     var seq = 0
     /// The move in flight: its seq and when it was sent (ns).
     var pending: (seq: Int, sentAt: UInt64)?
+    /// The cell of the move in flight, to send it again after a rejoin.
+    var pendingCell = 0
+    /// Set by a rejoin (after a redirect or a `moved`): the move in flight, if any, is sent
+    /// again (same cell and seq) at the next `state`; the server answers it with its original
+    /// acknowledgement if it was played.
+    var resendPending = false
+    /// Set by a `moved` error: when the server closes the connection, rejoin on another port.
+    var moved = false
+    /// When to send the `rejoin` again (after `no-owner`), and how many times it was.
+    var rejoinAt: UInt64?
+    var rejoins = 0
     /// Moves of mine the server acknowledged in the current game.
     var ackedInGame = 0
     /// Acknowledged seqs, with the move count they were acknowledged at (for duplicates).
@@ -47,8 +58,11 @@ final class LoadClient {
   var closedByServer = 0
   /// `redirect` frames followed: a new connection to the address given, and a `rejoin`.
   var redirects = 0
-  /// The host the connections reach.
+  /// The host the connections reach, and the ports (a `moved` client rejoins on the next).
   var host = "127.0.0.1"
+  var ports: [UInt16] = []
+  /// Rejoins after a `moved` (the server stopped serving the game's partition).
+  var movedRejoins = 0
   var stopping = false
   var firstError: String?
   /// Each connection plays one whole game, then stays in the lobby; the run ends once every
@@ -73,6 +87,7 @@ final class LoadClient {
   /// i mod the count: a cluster's shards, say).
   func connect(count: Int, host: String, ports: [UInt16]) throws {
     self.host = host
+    self.ports = ports
     for index in 0..<count {
       do {
         connections.append(
@@ -131,6 +146,12 @@ final class LoadClient {
       if !stopping, time >= deadline { stopping = true }
       if stopping, connections.allSatisfy({ $0.pending == nil }) || time >= graceEnd { break }
       if oneGameEach, games >= connections.count { break }
+      for index in connections.indices {
+        if let at = connections[index].rejoinAt, time >= at {
+          connections[index].rejoinAt = nil
+          sendRejoin(index)
+        }
+      }
       for index in fds.indices {
         // A redirect replaces a connection's socket.
         fds[index].fd = connections[index].fd
@@ -147,6 +168,7 @@ final class LoadClient {
         }
         if count <= 0 {
           if count < 0, errno == EAGAIN || errno == EINTR { continue }
+          if connections[index].moved, reconnect(index) { continue }
           connections[index].isOpen = false
           closedByServer += 1
           continue
@@ -225,6 +247,17 @@ final class LoadClient {
     case "redirect":
       follow(index, game: Self.string("game", in: line), to: Self.string("address", in: line))
     case "error":
+      switch Self.string("code", in: line) {
+      case "moved":
+        // The shard stopped serving the game's partition; it closes the connection next.
+        connections[index].moved = true
+        return
+      case "no-owner" where connections[index].rejoins < 100:
+        // The partition's new owner is not there yet: the rejoin again, shortly.
+        connections[index].rejoinAt = now() + 100_000_000
+        return
+      default: break
+      }
       errors += 1
       if firstError == nil { firstError = String(decoding: line, as: UTF8.self) }
       connections[index].pending = nil
@@ -234,6 +267,20 @@ final class LoadClient {
   }
 
   private func handleState(_ index: Int, _ line: ArraySlice<UInt8>) {
+    let resend = connections[index].resendPending
+    connections[index].resendPending = false
+    handleView(index, line)
+    // The first view after a rejoin did not acknowledge the move in flight: send it again,
+    // the same cell and seq (answered with its original acknowledgement if it was played).
+    if resend, connections[index].isOpen, let pending = connections[index].pending {
+      let cell = connections[index].pendingCell
+      let game = connections[index].game
+      write(
+        index, #"{"type":"move","game":"\#(game)","cell":\#(cell),"seq":\#(pending.seq)}"# + "\n")
+    }
+  }
+
+  private func handleView(_ index: Int, _ line: ArraySlice<UInt8>) {
     guard let board = Self.string("board", in: line), board.utf8.count == 9,
       let moveCount = Self.number("moves", in: line),
       let status = Self.string("status", in: line)
@@ -303,9 +350,39 @@ final class LoadClient {
     connections[index].input = []
     connections[index].output = []
     connections[index].game = game
+    connections[index].rejoins = 0
+    sendRejoin(index)
+  }
+
+  /// Sends `rejoin` with the game's seat token; the move in flight goes again after it.
+  private func sendRejoin(_ index: Int) {
+    connections[index].rejoins += 1
+    connections[index].resendPending = true
+    let game = connections[index].game
     write(
-      index,
-      #"{"type":"rejoin","game":"\#(game)","token":"\#(connections[index].token)"}"# + "\n")
+      index, #"{"type":"rejoin","game":"\#(game)","token":"\#(connections[index].token)"}"# + "\n")
+  }
+
+  /// After a `moved` and the server's close: a new connection to the next port, and `rejoin`
+  /// there (a redirect may follow). Whether it was made.
+  private func reconnect(_ index: Int) -> Bool {
+    guard !connections[index].token.isEmpty, !connections[index].game.isEmpty, !ports.isEmpty
+    else { return false }
+    let fd: Int32
+    do {
+      fd = try Self.open(host: host, port: ports[(index + movedRejoins + 1) % ports.count])
+    } catch {
+      return false
+    }
+    Glibc.close(connections[index].fd)
+    movedRejoins += 1
+    connections[index].fd = fd
+    connections[index].moved = false
+    connections[index].input = []
+    connections[index].output = []
+    connections[index].rejoins = 0
+    sendRejoin(index)
+    return true
   }
 
   private func sendMove(_ index: Int, cell: Int) {
@@ -313,6 +390,7 @@ final class LoadClient {
     let seq = connections[index].seq
     let game = mode == .echo ? "g\(index / 2)" : connections[index].game
     connections[index].pending = (seq, now())
+    connections[index].pendingCell = cell
     write(index, #"{"type":"move","game":"\#(game)","cell":\#(cell),"seq":\#(seq)}"# + "\n")
   }
 

@@ -412,10 +412,11 @@ enum LoadCommand {
     } else if !serverLogs.isEmpty {
       print("commits: unknown (a server did not report them in its log on SIGUSR1)")
     }
-    if ports.count > 1 || gameRun.client.redirects > 0 {
+    if ports.count > 1 || gameRun.client.redirects > 0 || gameRun.client.movedRejoins > 0 {
       print(
         "servers: \(ports.count) (ports \(ports.map(String.init).joined(separator: ","))); "
-          + "redirects followed: \(gameRun.client.redirects)")
+          + "redirects followed: \(gameRun.client.redirects); rejoins after moved: "
+          + "\(gameRun.client.movedRejoins)")
     }
     let client = gameRun.client
     print(
