@@ -41,8 +41,8 @@ import Foundation
 /// | `address text` | where clients reach it, `HOST:PORT` |
 /// | `expires_at timestamptz` | the end of its announcement on the database's clock |
 public final class PartitionLeases: @unchecked Sendable {
-  // Safe: `connection` is read and written only with `lock` held; everything else is
-  // immutable.
+  // Safe: `connection` and `isLobby` are read and written only with `lock` held; everything
+  // else is immutable.
 
   /// A lease granted to this process.
   public struct Lease: Sendable, Hashable, CustomStringConvertible {
@@ -89,6 +89,18 @@ public final class PartitionLeases: @unchecked Sendable {
     /// Whether trying again later may succeed (the database away, a passing refusal).
     public let isTransient: Bool
 
+    /// Creates a failure: what the pairing given to
+    /// ``PartitionLeases/join(partition:session:name:waitingAs:pair:)`` throws to roll its
+    /// transaction back.
+    ///
+    /// - Parameters:
+    ///   - message: What failed.
+    ///   - isTransient: Whether trying again later may succeed.
+    public init(message: String, isTransient: Bool) {
+      self.message = message
+      self.isTransient = isTransient
+    }
+
     /// The message, and whether it may pass.
     public var description: String {
       "partition leases: \(message)" + (isTransient ? " (may pass: try again later)" : "")
@@ -102,6 +114,9 @@ public final class PartitionLeases: @unchecked Sendable {
 
   private let lock = NSLock()
   private var connection: PostgresConnection?
+  /// Set by ``openLobby()``: each connection of this object commits without waiting for the
+  /// WAL's flush (`synchronous_commit` off).
+  var isLobby = false
   private let connectionString: String
   private let answerTimeout: Duration
 
@@ -291,9 +306,10 @@ public final class PartitionLeases: @unchecked Sendable {
         connection = nil
         // A claim or renewal never sits in its transaction: a paused process's session is
         // ended after half a lease, so that the row it locked is free for the next claimer.
-        connection = try PostgresActionLogDatabase.connect(
-          connectionString, answerTimeout: answerTimeout, idleInTransactionTimeout: leaseTime / 2
-        )
+        let fresh = try PostgresActionLogDatabase.connect(
+          connectionString, answerTimeout: answerTimeout, idleInTransactionTimeout: leaseTime / 2)
+        if isLobby { _ = try fresh.execute("SET synchronous_commit TO off") }
+        connection = fresh
       }
       guard let connection else {
         throw PostgresConnection.Failure(message: "no connection", isConnectionLost: true)

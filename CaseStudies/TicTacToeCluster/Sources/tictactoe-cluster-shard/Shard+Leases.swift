@@ -28,8 +28,16 @@ extension Shard {
   private func runLeases() {
     var nextRound = ContinuousClock.now
     var failing = false
+    var nextMatches = ContinuousClock.now
     while !stopping.load(ordering: .acquiring) {
       checkPartitions()
+      // While players wait here, every tick; otherwise once a second, in case a count was
+      // missed.
+      if !waiting.withLock(\.isEmpty) || ContinuousClock.now >= nextMatches {
+        nextMatches = ContinuousClock.now + .seconds(1)
+        try? deliverMatches()
+        rejoinWaitingPlayers()
+      }
       if ContinuousClock.now >= nextRound {
         nextRound = ContinuousClock.now + options.leaseTime / 3
         do throws(PartitionLeases.Failure) {
@@ -84,6 +92,9 @@ extension Shard {
   /// One round: announce, renew, share.
   private func round() throws(PartitionLeases.Failure) {
     try leases.announce(address: address.withLock { $0 })
+    // Rows of dead shards: never taken (joins take live shards' rows only); removed here.
+    let purged = try leases.purgeLobby()
+    if purged > 0 { process.log("lobby: \(purged) rows of shards no longer live removed") }
     for partition in served.withLock({ Array($0.values) }) {
       let lease = partition.lease.withLock { $0 }
       guard ContinuousClock.now < lease.validUntil else { continue }  // checkPartitions drops it

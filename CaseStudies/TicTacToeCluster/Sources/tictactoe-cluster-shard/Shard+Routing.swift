@@ -85,8 +85,10 @@ extension Shard {
   /// Opens a session for `connection` in `partition`'s game server.
   func attach(_ connection: LineConnection, to partition: ServedPartition) -> Route {
     let greeting = Flag(true)
+    let muted = Flag(false)
     let link = ClientLink(
       deliver: { frame in
+        if muted.isSet { return }
         // The shard greeted the client when it connected.
         if case .session(_, .connected) = frame, greeting.take() { return }
         if case .bye(.shutdown) = frame, let message = partition.movedMessage {
@@ -94,8 +96,10 @@ extension Shard {
         }
         connection.send(bytes: frame.bytes)
       },
-      close: { connection.close() })
-    let route = Route(partition: partition, session: partition.server.connect(link))
+      close: { if !muted.isSet { connection.close() } })
+    let route = Route(
+      partition: partition, session: partition.server.connect(link), connection: connection,
+      muted: muted)
     greeting.set(false)
     routes.withLock { $0[ObjectIdentifier(connection)] = route }
     // Dropped meanwhile: its shutdown may have missed this session.

@@ -11,10 +11,30 @@ import Unidirectional
 /// renews, shares and drops partitions (`Shard+Leases`); owner look-ups for redirects run on
 /// the global queue. What they share is behind the mutexes below.
 final class Shard: Sendable {
+  /// A player of this shard waiting in the lobby table.
+  struct WaitingPlayer: Sendable {
+    let partition: Int
+    let epoch: Int64
+    let entrant: Lobby.Entrant
+    /// When it started waiting, on this shard's clock.
+    let since: ContinuousClock.Instant
+  }
+
+  /// A `join` a game server handed to the shard, not yet paired nor in the lobby table.
+  struct PendingJoin: Sendable {
+    let partition: Int
+    let epoch: Int64
+    let entrant: Lobby.Entrant
+  }
+
   /// A connection's session in a partition's game server.
   struct Route: Sendable {
     let partition: ServedPartition
     let session: Int
+    /// The client's connection.
+    let connection: LineConnection
+    /// Set when the session is handed to a game elsewhere (`Shard+Lobby`): its frames stop.
+    let muted: Flag
   }
 
   let options: ShardOptions
@@ -25,6 +45,17 @@ final class Shard: Sendable {
   /// Owner look-ups for redirects, on a connection of their own, so that they never wait for
   /// the lease thread's statements.
   let lookups: PartitionLeases
+  /// The lobby table's joins (`Shard+Lobby`), one at a time on ``lobbyQueue``, on a connection
+  /// of their own: a join holds its transaction while the game's start is journaled.
+  let lobby: PartitionLeases
+  let lobbyQueue = DispatchQueue(label: "lobby")
+  /// This shard's players waiting in the lobby table, by ticket: the lease thread looks for
+  /// their matches while there are some, and joins them again now and then (`Shard+Lobby`).
+  let waiting = Mutex<[Int64: WaitingPlayer]>([:])
+  /// Whether a retry of the waiting players' joins is on the lobby queue.
+  let rejoining = Atomic(false)
+  /// Joins not yet handled, and whether a drain of them is on the lobby queue (`Shard+Lobby`).
+  let pendingJoins = Mutex<(joins: [PendingJoin], isScheduled: Bool)>(([], false))
   /// One committer for every partition's journal: one transaction per round covers them all.
   let committer = ActionLogCommitter(concurrentFlushes: 1)
   /// Where redirects send clients (`HOST:PORT`); set once the socket is bound.
@@ -57,6 +88,9 @@ final class Shard: Sendable {
         connectionString: options.database, holder: options.name, leaseTime: options.leaseTime)
       lookups = try PartitionLeases(
         connectionString: options.database, holder: options.name, leaseTime: options.leaseTime)
+      lobby = try PartitionLeases(
+        connectionString: options.database, holder: options.name, leaseTime: options.leaseTime)
+      try lobby.openLobby()
     } catch {
       process.fail(
         "the database cannot be reached (\(error)); check --database and that PostgreSQL runs",
@@ -90,7 +124,8 @@ final class Shard: Sendable {
         configuration: GameServer.Configuration(
           idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)), log: log,
           abandonAfter: .milliseconds(Int64(options.abandonAfter * 1000)),
-          gameID: { ServedPartition.gameID($0, partition: number, of: count) }),
+          gameID: { ServedPartition.gameID($0, partition: number, of: count) },
+          matchmaker: matchmaker(for: lease)),
         journal: journal)
       let partition = ServedPartition(
         number: number, lease: lease, journal: journal, server: server)

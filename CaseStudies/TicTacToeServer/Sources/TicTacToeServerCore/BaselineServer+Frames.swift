@@ -87,8 +87,18 @@ extension BaselineServer {
   /// pushed to the players in one hold of the game's lock.
   private func play(_ move: GameRoom.Move, in game: BaselineGame) throws(FrameError) {
     var refusal: MoveRefusal?
+    var acknowledgement: GameView?
     send(.move(move), to: game) { state in
       refusal = state.refusal(of: move)
+      if refusal != nil {
+        acknowledgement = GameRoom.acknowledgement(
+          of: move, id: state.id, names: (state.game.xName, state.game.oName), moves: state.moves)
+      }
+    }
+    if let acknowledgement, let session = game.room.withLock({ $0.seats[move.player] }) {
+      // A retried move: the frame that acknowledged it, to the sender.
+      session.deliver(.state(acknowledgement))
+      return
     }
     if let refusal {
       throw FrameError(.refused(refusal), refusal.message(for: move.player))

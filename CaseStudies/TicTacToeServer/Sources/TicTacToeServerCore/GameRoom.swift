@@ -81,6 +81,35 @@ public struct GameRoom: Reducer {
     return nil
   }
 
+  /// The `state` a retried move is answered with: the view of the game just after `move` was
+  /// accepted, if `moves` (a game's accepted moves) holds it (the same player, cell and seq);
+  /// `nil` if it does not.
+  ///
+  /// A client that lost its connection after sending a move cannot know whether it was played;
+  /// it rejoins and sends it again. Played, its cell is taken, so the same move is never a new
+  /// one: the server answers it with the frame that acknowledged it the first time, rebuilt from
+  /// the moves up to it, and the game does not change. (A move that was refused changed nothing:
+  /// sent again, it is judged again.)
+  ///
+  /// - Parameters:
+  ///   - move: The move sent again.
+  ///   - id: The game's id.
+  ///   - names: The players' names, X's then O's.
+  ///   - moves: The game's accepted moves, in order.
+  /// - Returns: The view that acknowledged `move`, or `nil`.
+  public static func acknowledgement(
+    of move: Move, id: String, names: (x: String, o: String), moves: [Move]
+  ) -> GameView? {
+    guard let index = moves.firstIndex(of: move) else { return nil }
+    var state = State(id: id, xName: names.x, oName: names.o)
+    for accepted in moves[...index] {
+      _ = GameRoom().reduce(into: &state, action: .move(accepted))
+    }
+    return GameView(
+      game: id, board: state.game.board, turn: state.game.currentPlayer,
+      moveCount: state.moves.count, lastMove: state.moves.last, outcome: state.outcome)
+  }
+
   /// A move accepted into a game.
   public struct Move: Equatable, Sendable {
     /// Who moved.

@@ -12,7 +12,7 @@ extension GameServer {
       // look-up in the games.
       let (seated, player) = entry.withLock { ($0.game, $0.player) }
       if let seated, let player, seated.id == game {
-        try play(GameRoom.Move(player: player, cell: cell, seq: seq), in: seated.store)
+        try play(GameRoom.Move(player: player, cell: cell, seq: seq), in: seated, by: entry)
         return
       }
     }
@@ -42,14 +42,22 @@ extension GameServer {
         throw FrameError(.wrongPhase, "join from the lobby (you are \(session.phase.word))")
       }
       entry.store.send(.queued)
-      lobby.send(.join(Lobby.Entrant(session: session.id, name: name)))
+      if let matchmaker = configuration.matchmaker {
+        matchmaker.joined(Lobby.Entrant(session: session.id, name: name))
+      } else {
+        lobby.send(.join(Lobby.Entrant(session: session.id, name: name)))
+      }
     case .leave:
       let (wasQueued, game, player) = entry.withLock { fields in
         defer { fields.isQueued = false }
         return (fields.isQueued, fields.game, fields.player)
       }
       if wasQueued {
-        lobby.send(.leave(session: session.id))
+        if let matchmaker = configuration.matchmaker {
+          matchmaker.left(session.id)
+        } else {
+          lobby.send(.leave(session: session.id))
+        }
         entry.store.send(.leftQueue)
       } else if let game, let player {
         game.store.send(.forfeit(player, .left))
@@ -57,7 +65,7 @@ extension GameServer {
         throw FrameError(.wrongPhase, "nothing to leave (you are \(session.phase.word))")
       }
     case .move(let game, let cell, let seq):
-      guard let room = games.withLock({ $0[game]?.store }) else {
+      guard let room = games.withLock({ $0[game] }) else {
         if session.lastGame == game || session.game == game {
           throw FrameError(.refused(.gameOver), "game \(game) is over")
         }
@@ -69,7 +77,7 @@ extension GameServer {
         }
         throw FrameError(.notAPlayer, "you do not play in game \(game)")
       }
-      try play(GameRoom.Move(player: player, cell: cell, seq: seq), in: room)
+      try play(GameRoom.Move(player: player, cell: cell, seq: seq), in: room, by: entry)
     case .ping:
       entry.deliver(.pong)
     case .leaders:
@@ -116,15 +124,27 @@ extension GameServer {
     return GameTurn(isMine: room[\.game.currentPlayer] == player, moves: moves)
   }
 
-  /// Plays a move of a player of the room, or throws why it is refused.
+  /// Plays a move of a player of the room, or throws why it is refused; a retried move (one the
+  /// game accepted already) is answered with the `state` frame that acknowledged it.
   private func play(
-    _ move: GameRoom.Move, in room: Store<GameRoom.State, GameRoom.Action>
+    _ move: GameRoom.Move, in game: GameEntry, by entry: SessionEntry
   ) throws(FrameError) {
+    let room = game.store
     // Two reads, not three: the board and the turn come in one copy of the game.
     let played = room.game
     if let refusal = GameRoom.refusal(
       of: move, outcome: room.outcome, turn: played.currentPlayer, cells: played.board.cells)
     {
+      // Only a refused move can be a retry (its cell is taken): the moves are read only then.
+      if let acknowledgement = GameRoom.acknowledgement(
+        of: move, id: game.id, names: game.names, moves: room.moves)
+      {
+        // To the sender only, once the move's journal entry (or a later one) is durable.
+        entry.deliver(
+          .state(acknowledgement),
+          after: journal == nil ? nil : game.lastJournalTask.withLock { $0 })
+        return
+      }
       // The room counts it (its logs read the count); no client reads that, so no frame.
       room.send(.move(move))
       throw FrameError(.refused(refusal), refusal.message(for: move.player))

@@ -166,7 +166,7 @@ extension GameServer {
   }
 
   /// A random seat token.
-  private static func token() -> String {
+  static func token() -> String {
     var generator = SystemRandomNumberGenerator()
     return (0..<2).map { _ in
       let value = String(generator.next() as UInt64, radix: 16)

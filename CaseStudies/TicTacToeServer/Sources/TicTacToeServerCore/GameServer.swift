@@ -81,6 +81,9 @@ public final class GameServer: Sendable {
     /// `nil` (the default) keeps the lobby's `g1`, `g2`, … A cluster's shard gives ids that fall
     /// in the partition whose journal records the game, and that no other partition makes.
     public var gameID: (@Sendable (_ number: Int) -> String)?
+    /// Pairs the players who `join` somewhere else than in this server's own lobby (a cluster's
+    /// lobby, shared by its shards); `nil` (the default) pairs them here.
+    public var matchmaker: Matchmaker?
 
     /// Creates a configuration.
     ///
@@ -90,11 +93,13 @@ public final class GameServer: Sendable {
     ///   - effectExecutor: The executor the stores' effects prefer.
     ///   - abandonAfter: How long a recovered game may go without activity.
     ///   - gameID: Names a new game given its number; `nil` for `g1`, `g2`, …
+    ///   - matchmaker: Pairs the players who join elsewhere; `nil` to pair them here.
     public init(
       idleTimeout: Duration = .seconds(60), log: (@Sendable (String) -> Void)? = nil,
       effectExecutor: (any TaskExecutor)? = nil, abandonAfter: Duration = .seconds(3600),
-      gameID: (@Sendable (_ number: Int) -> String)? = nil
+      gameID: (@Sendable (_ number: Int) -> String)? = nil, matchmaker: Matchmaker? = nil
     ) {
+      self.matchmaker = matchmaker
       self.idleTimeout = idleTimeout
       self.log = log
       self.effectExecutor = effectExecutor
@@ -140,6 +145,8 @@ public final class GameServer: Sendable {
   /// The wall clock that dates journaled activity: `\.date` as the server was made.
   let date: DateGenerator
   let abandonedCount = Atomic<Int>(0)
+  /// Games started by ``startGame(x:o:)`` (a matchmaker's pairings), numbered after the lobby's.
+  let matchedCount = Atomic<Int>(0)
   /// What the server holds: the objects alive of each kind (see ``Statistics``).
   let live = (sessionEntries: LiveCount(), sessionStores: LiveCount(), gameEntries: LiveCount())
   /// The journal, on a durable server.
@@ -215,7 +222,8 @@ public final class GameServer: Sendable {
   public var statistics: Statistics {
     Statistics(
       sessions: sessions.withLock(\.count), games: games.withLock(\.count),
-      gamesStarted: lobby.gamesStarted, moves: moveCount.load(ordering: .relaxed),
+      gamesStarted: lobby.gamesStarted + matchedCount.load(ordering: .relaxed),
+      moves: moveCount.load(ordering: .relaxed),
       gamesAbandoned: abandonedCount.load(ordering: .relaxed),
       sessionEntries: live.sessionEntries.value, sessionStores: live.sessionStores.value,
       gameEntries: live.gameEntries.value, queued: lobby.waiting.count)
@@ -316,7 +324,13 @@ public final class GameServer: Sendable {
     }
     entry.store.send(.close(reason))
     fields.sessionToken?.cancel()
-    if fields.isQueued { lobby.send(.leave(session: id)) }
+    if fields.isQueued {
+      if let matchmaker = configuration.matchmaker {
+        matchmaker.left(id)
+      } else {
+        lobby.send(.leave(session: id))
+      }
+    }
     // The room and side are kept apart from the session's phase, which an idle timeout has
     // already closed by the time this runs.
     if let game = fields.game, let player = fields.player {

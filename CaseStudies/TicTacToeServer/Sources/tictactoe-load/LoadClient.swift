@@ -25,12 +25,25 @@ final class LoadClient {
     var seq = 0
     /// The move in flight: its seq and when it was sent (ns).
     var pending: (seq: Int, sentAt: UInt64)?
+    /// The cell of the move in flight, to send it again after a rejoin.
+    var pendingCell = 0
+    /// Set by a rejoin (after a redirect or a `moved`): the move in flight, if any, is sent
+    /// again (same cell and seq) at the next `state`; the server answers it with its original
+    /// acknowledgement if it was played.
+    var resendPending = false
+    /// Set by a `moved` error: when the server closes the connection, rejoin on another port.
+    var moved = false
+    /// When to send the `rejoin` again (after `no-owner`), and how many times it was.
+    var rejoinAt: UInt64?
+    var rejoins = 0
     /// Moves of mine the server acknowledged in the current game.
     var ackedInGame = 0
     /// Acknowledged seqs, with the move count they were acknowledged at (for duplicates).
     var acked: [Int: Int] = [:]
     var waitingForLobby = false
     var isOpen = true
+    /// The seat token of the game (durable servers), for a `rejoin` after a `redirect`.
+    var token = ""
   }
 
   let mode: Mode
@@ -43,6 +56,13 @@ final class LoadClient {
   var lost = 0
   var duplicated = 0
   var closedByServer = 0
+  /// `redirect` frames followed: a new connection to the address given, and a `rejoin`.
+  var redirects = 0
+  /// The host the connections reach, and the ports (a `moved` client rejoins on the next).
+  var host = "127.0.0.1"
+  var ports: [UInt16] = []
+  /// Rejoins after a `moved` (the server stopped serving the game's partition).
+  var movedRejoins = 0
   var stopping = false
   var firstError: String?
   /// Each connection plays one whole game, then stays in the lobby; the run ends once every
@@ -60,29 +80,48 @@ final class LoadClient {
 
   /// Connects `count` clients to `port` on `host` (blocking connects, then non-blocking I/O).
   func connect(count: Int, host: String, port: UInt16) throws {
+    try connect(count: count, host: host, ports: [port])
+  }
+
+  /// Connects `count` clients to `host`, spread over `ports` in turn (client i to port
+  /// i mod the count: a cluster's shards, say).
+  func connect(count: Int, host: String, ports: [UInt16]) throws {
+    self.host = host
+    self.ports = ports
     for index in 0..<count {
-      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-      guard fd >= 0 else {
-        throw Failure(description: "socket: \(String(cString: strerror(errno)))")
+      do {
+        connections.append(
+          Connection(fd: try Self.open(host: host, port: ports[index % ports.count])))
+      } catch {
+        throw Failure(description: "connect #\(index + 1): \(error.description)")
       }
-      var address = sockaddr_in()
-      address.sin_family = sa_family_t(AF_INET)
-      address.sin_port = port.bigEndian
-      inet_pton(AF_INET, host, &address.sin_addr)
-      let status = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
-      guard status == 0 else {
-        throw Failure(
-          description: "connect #\(index + 1): \(String(cString: strerror(errno)))")
-      }
-      var one: Int32 = 1
-      setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-      _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-      connections.append(Connection(fd: fd))
     }
+  }
+
+  /// A connected non-blocking socket to `host`:`port`.
+  static func open(host: String, port: UInt16) throws(Failure) -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else {
+      throw Failure(description: "socket: \(String(cString: strerror(errno)))")
+    }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    inet_pton(AF_INET, host, &address.sin_addr)
+    let status = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard status == 0 else {
+      let message = String(cString: strerror(errno))
+      Glibc.close(fd)
+      throw Failure(description: "\(host):\(port): \(message)")
+    }
+    var one: Int32 = 1
+    setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    return fd
   }
 
   /// Plays for `duration` seconds, then stops starting moves and waits (up to `grace`) for the
@@ -107,7 +146,15 @@ final class LoadClient {
       if !stopping, time >= deadline { stopping = true }
       if stopping, connections.allSatisfy({ $0.pending == nil }) || time >= graceEnd { break }
       if oneGameEach, games >= connections.count { break }
+      for index in connections.indices {
+        if let at = connections[index].rejoinAt, time >= at {
+          connections[index].rejoinAt = nil
+          sendRejoin(index)
+        }
+      }
       for index in fds.indices {
+        // A redirect replaces a connection's socket.
+        fds[index].fd = connections[index].fd
         fds[index].events = Int16(POLLIN) | (connections[index].output.isEmpty ? 0 : Int16(POLLOUT))
         if !connections[index].isOpen { fds[index].fd = -1 }
       }
@@ -121,6 +168,7 @@ final class LoadClient {
         }
         if count <= 0 {
           if count < 0, errno == EAGAIN || errno == EINTR { continue }
+          if connections[index].moved, reconnect(index) { continue }
           connections[index].isOpen = false
           closedByServer += 1
           continue
@@ -144,9 +192,12 @@ final class LoadClient {
   private func processLines(_ index: Int) {
     var start = 0
     let input = connections[index].input
+    let fd = connections[index].fd
     while let newline = input[start...].firstIndex(of: 0x0A) {
       handle(index, input[start..<newline])
       start = newline + 1
+      // Redirected: what is left came on the old connection.
+      if connections[index].fd != fd { return }
     }
     connections[index].input.removeFirst(start)
   }
@@ -177,7 +228,7 @@ final class LoadClient {
     case "session":
       let phase = Self.string("phase", in: line)
       if phase == "playing", let game = Self.string("game", in: line),
-        let you = Self.string("you", in: line)
+        let you = Self.string("you", in: line), game != connections[index].game
       {
         connections[index].game = game
         connections[index].me = you.utf8.first ?? 0
@@ -191,7 +242,22 @@ final class LoadClient {
       }
     case "state":
       handleState(index, line)
+    case "seat":
+      connections[index].token = Self.string("token", in: line) ?? ""
+    case "redirect":
+      follow(index, game: Self.string("game", in: line), to: Self.string("address", in: line))
     case "error":
+      switch Self.string("code", in: line) {
+      case "moved":
+        // The shard stopped serving the game's partition; it closes the connection next.
+        connections[index].moved = true
+        return
+      case "no-owner" where connections[index].rejoins < 100:
+        // The partition's new owner is not there yet: the rejoin again, shortly.
+        connections[index].rejoinAt = now() + 100_000_000
+        return
+      default: break
+      }
       errors += 1
       if firstError == nil { firstError = String(decoding: line, as: UTF8.self) }
       connections[index].pending = nil
@@ -201,6 +267,20 @@ final class LoadClient {
   }
 
   private func handleState(_ index: Int, _ line: ArraySlice<UInt8>) {
+    let resend = connections[index].resendPending
+    connections[index].resendPending = false
+    handleView(index, line)
+    // The first view after a rejoin did not acknowledge the move in flight: send it again,
+    // the same cell and seq (answered with its original acknowledgement if it was played).
+    if resend, connections[index].isOpen, let pending = connections[index].pending {
+      let cell = connections[index].pendingCell
+      let game = connections[index].game
+      write(
+        index, #"{"type":"move","game":"\#(game)","cell":\#(cell),"seq":\#(pending.seq)}"# + "\n")
+    }
+  }
+
+  private func handleView(_ index: Int, _ line: ArraySlice<UInt8>) {
     guard let board = Self.string("board", in: line), board.utf8.count == 9,
       let moveCount = Self.number("moves", in: line),
       let status = Self.string("status", in: line)
@@ -243,11 +323,74 @@ final class LoadClient {
     }
   }
 
+  /// Follows a `redirect`: closes the connection, opens one to `address` (`HOST:PORT`) and
+  /// sends `rejoin` with the game's seat token there. A redirect the tool cannot follow (no
+  /// token, an address it cannot reach) counts as a refused frame.
+  private func follow(_ index: Int, game: String?, to address: String?) {
+    guard let game, let address, let colon = address.lastIndex(of: ":"),
+      let port = UInt16(address[address.index(after: colon)...]),
+      !connections[index].token.isEmpty
+    else {
+      errors += 1
+      if firstError == nil { firstError = "a redirect the tool cannot follow" }
+      return
+    }
+    let host = String(address[..<colon])
+    let fd: Int32
+    do {
+      fd = try Self.open(host: host, port: port)
+    } catch {
+      errors += 1
+      if firstError == nil { firstError = "redirect to \(address): \(error.description)" }
+      return
+    }
+    Glibc.close(connections[index].fd)
+    redirects += 1
+    connections[index].fd = fd
+    connections[index].input = []
+    connections[index].output = []
+    connections[index].game = game
+    connections[index].rejoins = 0
+    sendRejoin(index)
+  }
+
+  /// Sends `rejoin` with the game's seat token; the move in flight goes again after it.
+  private func sendRejoin(_ index: Int) {
+    connections[index].rejoins += 1
+    connections[index].resendPending = true
+    let game = connections[index].game
+    write(
+      index, #"{"type":"rejoin","game":"\#(game)","token":"\#(connections[index].token)"}"# + "\n")
+  }
+
+  /// After a `moved` and the server's close: a new connection to the next port, and `rejoin`
+  /// there (a redirect may follow). Whether it was made.
+  private func reconnect(_ index: Int) -> Bool {
+    guard !connections[index].token.isEmpty, !connections[index].game.isEmpty, !ports.isEmpty
+    else { return false }
+    let fd: Int32
+    do {
+      fd = try Self.open(host: host, port: ports[(index + movedRejoins + 1) % ports.count])
+    } catch {
+      return false
+    }
+    Glibc.close(connections[index].fd)
+    movedRejoins += 1
+    connections[index].fd = fd
+    connections[index].moved = false
+    connections[index].input = []
+    connections[index].output = []
+    connections[index].rejoins = 0
+    sendRejoin(index)
+    return true
+  }
+
   private func sendMove(_ index: Int, cell: Int) {
     connections[index].seq += 1
     let seq = connections[index].seq
     let game = mode == .echo ? "g\(index / 2)" : connections[index].game
     connections[index].pending = (seq, now())
+    connections[index].pendingCell = cell
     write(index, #"{"type":"move","game":"\#(game)","cell":\#(cell),"seq":\#(seq)}"# + "\n")
   }
 

@@ -14,13 +14,22 @@ import TicTacToeServerCore
 let usage = """
   usage: tictactoe-load [--connections N] [--duration SECONDS] [--seed N]
                         [--host 127.0.0.1] [--port P [--server-pid PID]] [--durable]
-                      [--server PATH]
+                        [--ports P1,P2,… [--server-pid PID1,PID2,…] [--server-log F1,F2,…]]
+                        [--server PATH]
                         [--server-args "..."] [--rounds N] [--yardstick [--runs N]]
 
     --connections N   concurrent client connections (default 1000; an even number)
     --duration S      seconds of play per run (default 10)
     --port P          play against the server already listening on P (default: start one)
-    --server-pid PID  that server's process, for its resident memory
+    --server-pid PID  that server's process, for its resident memory and CPU
+    --ports P1,P2,…   play against several servers already listening (a cluster's shards):
+                      client i connects to the i-th port in turn; `redirect` frames are
+                      followed (a new connection, `rejoin` with the seat token)
+    --server-pid L    with --ports: their processes (a comma-separated list), whose CPU is
+                      summed
+    --server-log L    their log files (as many as pids, same order): the tool sends each
+                      SIGUSR1 before and after the run and reads the commits its `holding:`
+                      line reports, for commits per second
     --durable         start the server durable, with a fresh data directory (removed after)
     --server-args "…" extra arguments for the server this tool starts (e.g. "--data-dir DIR")
     --server PATH     the game server to start instead of tictactoe-server, such as the
@@ -132,16 +141,38 @@ func measure(
   _ mode: LoadClient.Mode, port: UInt16, host: String, connections: Int, duration: Double,
   seed: UInt64, serverPID: Int32?
 ) -> Run {
+  measure(
+    mode, ports: [port], host: host, connections: connections, duration: duration, seed: seed,
+    serverPIDs: serverPID.map { [$0] } ?? [])
+}
+
+/// The CPU seconds `pids` used so far, summed; `nil` if one cannot be read (or none given).
+func cpuSeconds(of pids: [Int32]) -> Double? {
+  guard !pids.isEmpty else { return nil }
+  var total = 0.0
+  for pid in pids {
+    guard let seconds = cpuSeconds(of: pid) else { return nil }
+    total += seconds
+  }
+  return total
+}
+
+/// Plays against the servers on `ports` (clients spread over them); the server CPU is that of
+/// every process of `serverPIDs`, summed.
+func measure(
+  _ mode: LoadClient.Mode, ports: [UInt16], host: String, connections: Int, duration: Double,
+  seed: UInt64, serverPIDs: [Int32]
+) -> Run {
   let client = LoadClient(mode: mode, seed: seed)
   do {
-    try client.connect(count: connections, host: host, port: port)
+    try client.connect(count: connections, host: host, ports: ports)
   } catch {
     fail("\(error)")
   }
-  let serverBefore = serverPID.flatMap(cpuSeconds(of:))
+  let serverBefore = cpuSeconds(of: serverPIDs)
   let clientBefore = cpuSeconds(of: getpid())
   let seconds = client.run(duration: duration)
-  let serverCPU = serverPID.flatMap(cpuSeconds(of:)).flatMap { after in
+  let serverCPU = cpuSeconds(of: serverPIDs).flatMap { after in
     serverBefore.map { (after - $0) / seconds }
   }
   let clientCPU = cpuSeconds(of: getpid()).flatMap { after in
@@ -168,6 +199,39 @@ func format(_ run: Run, unit: String) -> String {
   return text
 }
 
+/// The commits a server reports on SIGUSR1, in its log at `path` (its `holding:` line:
+/// `…, 4878 commits, …`, as `tictactoe-pg-server` and `tictactoe-cluster-shard` write it): signals
+/// it, then reads the log until a new such line is there (for at most five seconds).
+func reportedCommits(pid: Int32, log path: String) -> Int? {
+  func lines() -> [Substring] {
+    let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    return text.split(separator: "\n").filter { $0.contains("holding:") && $0.contains(" commits") }
+  }
+  let before = lines().count
+  kill(pid, SIGUSR1)
+  let deadline = now() + 5_000_000_000
+  while now() < deadline {
+    let after = lines()
+    if after.count > before, let line = after.last, let range = line.range(of: " commits") {
+      let digits = line[..<range.lowerBound].reversed().prefix { $0.isNumber }
+      return Int(String(digits.reversed()))
+    }
+    usleep(10_000)  // The pace of the reads of the log, not a condition.
+  }
+  return nil
+}
+
+/// The commits `pids` report (one log each), summed; `nil` if one does not say.
+func reportedCommits(pids: [Int32], logs: [String]) -> Int? {
+  guard !pids.isEmpty, pids.count == logs.count else { return nil }
+  var total = 0
+  for (pid, log) in zip(pids, logs) {
+    guard let commits = reportedCommits(pid: pid, log: log) else { return nil }
+    total += commits
+  }
+  return total
+}
+
 @main
 enum LoadCommand {
   static func main() {
@@ -175,8 +239,9 @@ enum LoadCommand {
     var duration = 10.0
     var seed: UInt64 = 1
     var host = "127.0.0.1"
-    var port: UInt16?
-    var serverPID: Int32?
+    var ports: [UInt16] = []
+    var serverPIDs: [Int32] = []
+    var serverLogs: [String] = []
     var serverArguments: [String] = []
     var gameServer = ChildServer.executable
     var durableDirectory: String?
@@ -203,8 +268,25 @@ enum LoadCommand {
         }
       case "--seed": seed = arguments.number(of: argument, as: UInt64.self)
       case "--host": host = arguments.value(of: argument)
-      case "--port": port = arguments.port(of: argument, allowingZero: false)
-      case "--server-pid": serverPID = arguments.number(of: argument, as: Int32.self)
+      case "--port": ports.append(arguments.port(of: argument, allowingZero: false))
+      case "--ports":
+        let list = arguments.value(of: argument)
+        for item in list.split(separator: ",", omittingEmptySubsequences: false) {
+          guard let port = UInt16(item), port > 0 else {
+            usageError("--ports: \(list) is not a list of ports from 1 to 65535, such as 7001,7002")
+          }
+          ports.append(port)
+        }
+      case "--server-pid":
+        let list = arguments.value(of: argument)
+        for item in list.split(separator: ",", omittingEmptySubsequences: false) {
+          guard let pid = Int32(item), pid > 0 else {
+            usageError("--server-pid: \(list) is not a process id or a list of them (1,2)")
+          }
+          serverPIDs.append(pid)
+        }
+      case "--server-log":
+        serverLogs += arguments.value(of: argument).split(separator: ",").map(String.init)
       case "--durable":
         durableDirectory =
           FileManager.default.temporaryDirectory
@@ -234,6 +316,10 @@ enum LoadCommand {
       default: usageError("unknown argument: \(argument)")
       }
     }
+    guard serverLogs.isEmpty || serverLogs.count == serverPIDs.count else {
+      usageError(
+        "--server-log: \(serverLogs.count) logs for \(serverPIDs.count) server pids (one log each)")
+    }
     guard host == "127.0.0.1" else { usageError("the load test runs on loopback: 127.0.0.1") }
     // The echo baseline always runs on a server this tool starts: without one, say what is
     // missing, where it was looked for and how to build it (not a Foundation error, later).
@@ -257,7 +343,7 @@ enum LoadCommand {
     signal(SIGPIPE, SIG_IGN)
     if yardstick {
       // The yardstick starts both servers itself, durability off (the baseline has no journal).
-      guard port == nil, durableDirectory == nil, !serverArguments.contains("--data-dir") else {
+      guard ports.isEmpty, durableDirectory == nil, !serverArguments.contains("--data-dir") else {
         usageError("--yardstick starts its own servers, durability off: no --port or --durable")
       }
       guard rounds == nil else { usageError("--yardstick and --rounds are two runs: give one") }
@@ -269,7 +355,7 @@ enum LoadCommand {
     // A journal in a directory, or in a database (tictactoe-pg-server).
     let durable = serverArguments.contains("--data-dir") || serverArguments.contains("--database")
     if let rounds {
-      guard port == nil else { usageError("--rounds starts its own server: leave out --port") }
+      guard ports.isEmpty else { usageError("--rounds starts its own server: leave out --port") }
       Rounds.run(
         rounds: rounds, connections: connections, host: host, seed: seed,
         serverArguments: serverArguments, bound: durationGiven ? duration : 60,
@@ -289,27 +375,48 @@ enum LoadCommand {
     print("echo baseline: " + format(echoRun, unit: "frames"))
 
     var child: ChildServer?
-    if port == nil {
+    if ports.isEmpty {
       do {
         child = try ChildServer(arguments: serverArguments, executable: gameServer)
       } catch {
         fail("server: \(error)")
       }
-      serverPID = child?.process.processIdentifier
+      serverPIDs = child.map { [$0.process.processIdentifier] } ?? []
+      ports = child.map { [$0.port] } ?? []
     }
+    let commitsBefore = reportedCommits(pids: serverPIDs, logs: serverLogs)
     let gameRun = measure(
-      .game, port: port ?? child!.port, host: host, connections: connections,
-      duration: duration, seed: seed, serverPID: serverPID)
-    let rss = serverPID.flatMap(memory(of:))
+      .game, ports: ports, host: host, connections: connections, duration: duration, seed: seed,
+      serverPIDs: serverPIDs)
+    let commitsAfter = reportedCommits(pids: serverPIDs, logs: serverLogs)
+    let rss = serverPIDs.count == 1 ? memory(of: serverPIDs[0]) : nil
     let serverLog = child?.stop() ?? ""
     print("game server:   " + format(gameRun, unit: "moves "))
     if let cpu = gameRun.serverCPU, gameRun.movesPerSecond > 0 {
       print(
         String(
-          format: "server CPU per move: %.1f µs (the server's process%@)",
+          format: "server CPU per move: %.1f µs (%@%@)",
           cpu / gameRun.movesPerSecond * 1_000_000,
-          serverArguments.contains("--database")
-            ? " only: PostgreSQL's own processes are not counted" : ""))
+          serverPIDs.count == 1
+            ? "the server's process" : "the \(serverPIDs.count) servers' processes, summed",
+          serverArguments.contains("--database") || !serverLogs.isEmpty
+            ? "; PostgreSQL's own processes are not counted" : ""))
+    }
+    if let commitsBefore, let commitsAfter {
+      let commits = commitsAfter - commitsBefore
+      print(
+        String(
+          format: "commits: %d during the run, %.0f/s, %.1f moves per commit (as the servers "
+            + "report them on SIGUSR1)", commits, Double(commits) / duration,
+          commits > 0 ? Double(gameRun.client.moves) / Double(commits) : 0))
+    } else if !serverLogs.isEmpty {
+      print("commits: unknown (a server did not report them in its log on SIGUSR1)")
+    }
+    if ports.count > 1 || gameRun.client.redirects > 0 || gameRun.client.movedRejoins > 0 {
+      print(
+        "servers: \(ports.count) (ports \(ports.map(String.init).joined(separator: ","))); "
+          + "redirects followed: \(gameRun.client.redirects); rejoins after moved: "
+          + "\(gameRun.client.movedRejoins)")
     }
     let client = gameRun.client
     print(
@@ -319,7 +426,7 @@ enum LoadCommand {
       String(
         format: "ratio: %.2f of the echo's throughput%@",
         gameRun.movesPerSecond / echoRun.movesPerSecond,
-        port != nil
+        child == nil
           ? " (durability not known: a server this tool did not start)"
           : durable ? " (durability on)" : " (durability off)"))
     print(

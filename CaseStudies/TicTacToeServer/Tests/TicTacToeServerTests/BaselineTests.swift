@@ -6,10 +6,10 @@ import UnidirectionalTestSupport
 /// server does: a transcript of client frames, replayed in memory against each, gets the same
 /// bytes on every connection.
 @Suite struct BaselineTests {
-  /// The transcript: scripted games (a win, a forfeit by leave, a disconnect, a quit) with the
-  /// leaderboard asked for before and after each win, then random frames of every kind
-  /// (`leaders` among them) from the fuzz test's generator with a fixed seed, spread over six
-  /// clients. Each step: (client, frame), or a disconnect (`nil`).
+  /// The transcript: scripted games (a win, a forfeit by leave, a retried move, a disconnect, a
+  /// quit) with the leaderboard asked for before and after each win, then random frames of every
+  /// kind (`leaders` among them) from the fuzz test's generator with a fixed seed, spread over
+  /// six clients. Each step: (client, frame), or a disconnect (`nil`).
   static func transcript(seed: UInt64) -> [(Int, [UInt8]?)] {
     var steps: [(Int, [UInt8]?)] = []
     func say(_ client: Int, _ json: String) { steps.append((client, Array(json.utf8))) }
@@ -34,6 +34,9 @@ import UnidirectionalTestSupport
     say(0, #"{"type":"join"}"#)
     say(1, #"{"type":"join"}"#)
     say(0, #"{"type":"move","game":"g3","cell":8,"seq":1}"#)
+    // Sent again: answered with its acknowledgement; with another seq, refused.
+    say(0, #"{"type":"move","game":"g3","cell":8,"seq":1}"#)
+    say(0, #"{"type":"move","game":"g3","cell":8,"seq":2}"#)
     steps.append((1, nil))
     say(0, leaders)
     say(5, #"{"type":"leaders","game":"g1"}"#)

@@ -10,11 +10,16 @@ import UnidirectionalTestSupport
 @Suite struct DurableServerTests {
   /// A fresh data directory, removed at the end of `body`.
   static func withDirectory(_ body: (String) throws -> Void) rethrows {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("tictactoe-durable-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
-      .path
+    let directory = newDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     try body(directory)
+  }
+
+  /// The path of a fresh data directory (not created); the caller removes it.
+  static func newDirectory() -> String {
+    FileManager.default.temporaryDirectory
+      .appendingPathComponent("tictactoe-durable-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
+      .path
   }
 
   /// Waits, without sleeping, until `client` has at least `count` frames.
