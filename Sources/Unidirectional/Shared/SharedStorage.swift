@@ -29,6 +29,9 @@ public final class SharedStorage: Sendable {
   /// The values, by key type and id.
   private let references = Locked<[ReferenceID: AnyObject]>([:])
 
+  /// The keys' watches, started with their references: they end with the storage.
+  private let watches = Locked<[ObservationToken]>([])
+
   /// The files of a storage whose files are not on disk, and the watches on them.
   let memoryFiles = Locked(MemoryFiles())
 
@@ -81,7 +84,9 @@ public final class SharedStorage: Sendable {
       return made
     }
     let reference = unsafeDowncast(filed, to: SharedReference<Key.Value>.self)
-    if reference === made { made.startWatching() }
+    if reference === made, let watch = made.startWatching() {
+      watches.withLock { $0.append(watch) }
+    }
     return reference
   }
 
