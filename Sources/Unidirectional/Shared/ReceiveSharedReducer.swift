@@ -1,5 +1,3 @@
-import Dispatch
-
 /// A reducer that keeps a state's copy of a shared value current: the reducer
 /// ``Reducer/receivingShared(_:action:)`` makes.
 ///
@@ -85,27 +83,22 @@ extension ReceiveSharedReducer: SharedReceiving {
     let reference = state[keyPath: field].reference
     let field = field
     let action = action
-    let deliveries = DispatchQueue(label: "Unidirectional.ReceiveSharedReducer.delivery")
     let storage = reference.storage
     // The field's own `Shared`: a change its `withLock` makes while this store reduces is in the
     // copy already. Another field holding the value (a parent's and a child's), or another store,
     // takes it as an action.
     let instance = state[keyPath: field].instance
+    // Sent from a background thread, in order: the change may come from inside a reducer (this
+    // store's or another's), where reducing this store's action at once would nest one's work in
+    // the other's.
+    let mailbox = SharedMailbox<Value>(storage: storage) { change in
+      // A state that now holds another value under this field does not take this one.
+      guard store.current(field)?.reference === reference else { return }
+      store.send(action.embed(change))
+    }
     let token = reference.subscribe { value, version, origin in
       if origin == instance, store.isReducingOnThisThread() { return }
-      // Sent from a queue, in order: the change may come from inside a reducer (this store's or
-      // another's), where reducing this store's action at once would nest one's work in the
-      // other's.
-      let send: @Sendable () -> Void = {
-        // A state that now holds another value under this field does not take this one.
-        guard store.current(field)?.reference === reference else { return }
-        store.send(action.embed(SharedChange(value: value, version: version)))
-      }
-      if let storage {
-        storage.deliver(on: deliveries, send)
-      } else {
-        deliveries.async(execute: send)
-      }
+      mailbox.post(SharedChange(value: value, version: version))
     }
     return inner + [token]
   }
