@@ -10,8 +10,8 @@ public struct ReceiveSharedReducer<Base: Reducer, Value: Sendable>: Reducer
 where Base.State: Sendable, Base.Action: Sendable {
   /// The reducer the changes are received for.
   public let base: Base
-  let field: WritableKeyPath<Base.State, Shared<Value>> & Sendable
-  let action: CasePath<Base.Action, SharedChange<Value>>
+  @usableFromInline let field: WritableKeyPath<Base.State, Shared<Value>> & Sendable
+  @usableFromInline let action: CasePath<Base.Action, SharedChange<Value>>
 
   /// Applies a received change to the copy, then reduces the action with `base`.
   ///
@@ -19,7 +19,10 @@ where Base.State: Sendable, Base.Action: Sendable {
   ///   - state: The state, whose copy of the value takes a newer change.
   ///   - action: The action.
   /// - Returns: What `base` returns.
+  @inlinable
   public func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
+    // Inlinable, so that it is specialized where the store is made: generic, it looks up the
+    // metadata of `Shared<Value>` and the base's types on every action.
     if let change = self.action.extract(action) {
       state[keyPath: field].apply(change)
     }
@@ -108,13 +111,16 @@ extension ReceiveSharedReducer: SharedReceiving {
 package struct SharedChangeReceiver<State, Action>: Sendable {
   /// Whether the store is reducing an action on the calling thread.
   let isReducingOnThisThread: @Sendable () -> Bool
-  /// Reads a field of the store's state now, untracked; `nil` once the store is gone.
-  let read: @Sendable (AnyKeyPath) -> Any?
+  /// A copy of the store's state now, untracked; `nil` once the store is gone.
+  let state: @Sendable () -> State?
   /// Sends an action to the store, if it is still there.
   let send: @Sendable (Action) -> Void
 
   /// The shared value at `field` in the store's state now.
   func current<Value>(_ field: KeyPath<State, Shared<Value>>) -> Shared<Value>? {
-    read(field) as? Shared<Value>
+    // A copy of the whole state, not a read through an `AnyKeyPath`: making `\.self` in
+    // generic code, applying a key path to `Any` and casting back cost thousands of
+    // instructions per change.
+    state()?[keyPath: field]
   }
 }

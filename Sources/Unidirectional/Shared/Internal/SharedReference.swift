@@ -165,6 +165,7 @@ final class SharedReference<Value: Sendable>: Sendable {
 
   /// Takes `change` if it is newer than the value (a replayed change, in a storage that never
   /// saw it), without saving it or telling subscribers: the store that applied it has it.
+  @inlinable
   func adopt(_ change: SharedChange<Value>) {
     state.withLock { state in
       guard change.version > state.version else { return }
