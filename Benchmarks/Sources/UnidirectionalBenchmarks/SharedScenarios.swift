@@ -37,7 +37,7 @@ func freshSharedCountState() -> SharedCountFeature.State {
 /// Ten stores holding one shared value, a hundred observers on each reading it; the first store's reducer changes it, the other nine receive the change.
 ///
 /// Each action runs the first store's 100 observers at once, and the other stores' 900 when
-/// their change actions arrive from their delivery queues (one per store). Every action is one
+/// their change actions arrive, sent from background threads by their mailboxes (one per store). Every action is one
 /// version newer than the last, and only the first store writes, so every store receives every
 /// version in order and each action runs exactly 1,000 observers: the run checks that count.
 func sharedAcrossStoresScenario() -> () -> (Int) -> Void {
@@ -63,7 +63,7 @@ func sharedAcrossStoresScenario() -> () -> (Int) -> Void {
     return { iterations in
       let before = runs.total.load(ordering: .relaxed)
       for _ in 0..<iterations { writer.send(.increment) }
-      // The deliveries to the nine other stores run on their queues: the measurement ends when
+      // The deliveries to the nine other stores run on other threads: the measurement ends when
       // every one has been sent, a fact the storage counts.
       let delivered = DispatchSemaphore(value: 0)
       Task {

@@ -33,6 +33,32 @@ enum ChangeRule<Value> {
     { unsafeBitCast($0, to: E.self) == unsafeBitCast($1, to: E.self) }
   }
 
+  /// The rule for `Value`, comparing values where they are (see `ValueProbe.take(at:by:)`);
+  /// `nil` for a type whose values always count as changed. Found once per probe by dynamic
+  /// casts, as `forType`.
+  @inlinable
+  static var forPointees: ((UnsafePointer<Value>, UnsafePointer<Value>) -> Bool)? {
+    if let equatable = Value.self as? any Equatable.Type {
+      return pointeesUnchangedByEquality(equatable)
+    }
+    if Value.self is AnyObject.Type {
+      return { ($0.pointee as AnyObject) === ($1.pointee as AnyObject) }
+    }
+    return nil
+  }
+
+  /// `==` on the values two pointers address.
+  @inlinable
+  static func pointeesUnchangedByEquality<E: Equatable>(
+    _: E.Type
+  ) -> (UnsafePointer<Value>, UnsafePointer<Value>) -> Bool {
+    // `Value == E` here: the casts only recover the conformance the dynamic check found.
+    {
+      UnsafeRawPointer($0).assumingMemoryBound(to: E.self).pointee
+        == UnsafeRawPointer($1).assumingMemoryBound(to: E.self).pointee
+    }
+  }
+
   /// The comparison, for a rule known to compare.
   @inlinable
   var comparison: (Value, Value) -> Bool {
@@ -122,24 +148,29 @@ extension KeyPath {
   /// - Parameter offset: The stored offset of the key path (`MemoryLayout.offset(of:)`), if any.
   @inlinable
   func makeProbe(value: Value, offset: Int?, generation: UInt64) -> Probe {
+    if let offset {
+      guard let isUnchanged = ChangeRule<Value>.forPointees else {
+        return Probe.alwaysChanged(keyPath: self, generation: generation)
+      }
+      // Refreshed only when its bytes changed: then `==` alone; after any action, identical
+      // bits first (see `Probe.refreshAfterAnyAction`). Compared where the values are, in the
+      // state and in the probe: copies to compare would retain and release what they hold.
+      return ValueProbe(
+        kind: .stored, isSafe: true, keyPath: self,
+        byteRange: offset..<(offset + MemoryLayout<Value>.size), generation: generation,
+        value: value
+      ) { state, probe, afterAnyAction in
+        // Made for this probe, which is a `ValueProbe<Value>`; the state holds a `Value` at
+        // `offset`.
+        unsafeDowncast(probe, to: ValueProbe<Value>.self).take(
+          at: (state + offset).assumingMemoryBound(to: Value.self), by: isUnchanged,
+          afterAnyAction: afterAnyAction)
+      }
+    }
     switch ChangeRule<Value>.forType {
     case .always:
       return Probe.alwaysChanged(keyPath: self, generation: generation)
     case .compare(let isUnchanged):
-      if let offset {
-        // Refreshed only when its bytes changed: then `==` alone; after any action, identical
-        // bits first (see `Probe.refreshAfterAnyAction`).
-        return ValueProbe(
-          kind: .stored, isSafe: true, keyPath: self,
-          byteRange: offset..<(offset + MemoryLayout<Value>.size), generation: generation,
-          value: value
-        ) { state, probe, afterAnyAction in
-          // Made for this probe, which is a `ValueProbe<Value>`.
-          unsafeDowncast(probe, to: ValueProbe<Value>.self).take(
-            state.load(fromByteOffset: offset, as: Value.self), by: isUnchanged,
-            afterAnyAction: afterAnyAction)
-        }
-      }
       // The rule counts identical bits as unchanged, after any action as after a write.
       let isUnchangedOrIdentical = ChangeRule.compare(isUnchanged).orIdentical.comparison
       return ValueProbe(

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A probe that keeps the value it saw last and compares each new one with it.
 @usableFromInline
 class ValueProbe<Value>: Probe, @unchecked Sendable {
@@ -27,6 +35,26 @@ class ValueProbe<Value>: Probe, @unchecked Sendable {
       || Unidirectional.isUnchanged(value, new, by: rule)
     // Always: equal values may live in different storage (DESIGN invariant 4).
     value = new
+    return !unchanged
+  }
+
+  /// `take(_:by:afterAnyAction:)` of the value at `new` (in a state just committed), compared
+  /// where it is with the probe's own, then copied in: one retain of what the new value holds
+  /// and one release of the old, where comparing copies would add a pair for each.
+  @inlinable @inline(__always)
+  final func take(
+    at new: UnsafePointer<Value>, by rule: (UnsafePointer<Value>, UnsafePointer<Value>) -> Bool,
+    afterAnyAction: Bool
+  ) -> Bool {
+    // The probe's value in place: `rule` (an `==`) cannot reach the probe.
+    let unchanged = withUnsafeMutablePointer(to: &value) { old in
+      let size = MemoryLayout<Value>.size
+      let identical = { size == 0 || memcmp(old, new, size) == 0 }
+      if hasBitwiseEquality(Value.self) { return identical() }
+      return (afterAnyAction && identical()) || rule(old, new)
+    }
+    // Always: equal values may live in different storage (DESIGN invariant 4).
+    value = new.pointee
     return !unchanged
   }
 

@@ -1,5 +1,3 @@
-import Dispatch
-
 /// A reducer that keeps a state's copy of a shared value current: the reducer
 /// ``Reducer/receivingShared(_:action:)`` makes.
 ///
@@ -12,8 +10,8 @@ public struct ReceiveSharedReducer<Base: Reducer, Value: Sendable>: Reducer
 where Base.State: Sendable, Base.Action: Sendable {
   /// The reducer the changes are received for.
   public let base: Base
-  let field: WritableKeyPath<Base.State, Shared<Value>> & Sendable
-  let action: CasePath<Base.Action, SharedChange<Value>>
+  @usableFromInline let field: WritableKeyPath<Base.State, Shared<Value>> & Sendable
+  @usableFromInline let action: CasePath<Base.Action, SharedChange<Value>>
 
   /// Applies a received change to the copy, then reduces the action with `base`.
   ///
@@ -21,7 +19,10 @@ where Base.State: Sendable, Base.Action: Sendable {
   ///   - state: The state, whose copy of the value takes a newer change.
   ///   - action: The action.
   /// - Returns: What `base` returns.
+  @inlinable
   public func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
+    // Inlinable, so that it is specialized where the store is made: generic, it looks up the
+    // metadata of `Shared<Value>` and the base's types on every action.
     if let change = self.action.extract(action) {
       state[keyPath: field].apply(change)
     }
@@ -85,27 +86,22 @@ extension ReceiveSharedReducer: SharedReceiving {
     let reference = state[keyPath: field].reference
     let field = field
     let action = action
-    let deliveries = DispatchQueue(label: "Unidirectional.ReceiveSharedReducer.delivery")
     let storage = reference.storage
     // The field's own `Shared`: a change its `withLock` makes while this store reduces is in the
     // copy already. Another field holding the value (a parent's and a child's), or another store,
     // takes it as an action.
     let instance = state[keyPath: field].instance
+    // Sent from a background thread, in order: the change may come from inside a reducer (this
+    // store's or another's), where reducing this store's action at once would nest one's work in
+    // the other's.
+    let mailbox = SharedMailbox<Value>(storage: storage) { change in
+      // A state that now holds another value under this field does not take this one.
+      guard store.current(field)?.reference === reference else { return }
+      store.send(action.embed(change))
+    }
     let token = reference.subscribe { value, version, origin in
       if origin == instance, store.isReducingOnThisThread() { return }
-      // Sent from a queue, in order: the change may come from inside a reducer (this store's or
-      // another's), where reducing this store's action at once would nest one's work in the
-      // other's.
-      let send: @Sendable () -> Void = {
-        // A state that now holds another value under this field does not take this one.
-        guard store.current(field)?.reference === reference else { return }
-        store.send(action.embed(SharedChange(value: value, version: version)))
-      }
-      if let storage {
-        storage.deliver(on: deliveries, send)
-      } else {
-        deliveries.async(execute: send)
-      }
+      mailbox.post(SharedChange(value: value, version: version))
     }
     return inner + [token]
   }
@@ -115,13 +111,16 @@ extension ReceiveSharedReducer: SharedReceiving {
 package struct SharedChangeReceiver<State, Action>: Sendable {
   /// Whether the store is reducing an action on the calling thread.
   let isReducingOnThisThread: @Sendable () -> Bool
-  /// Reads a field of the store's state now, untracked; `nil` once the store is gone.
-  let read: @Sendable (AnyKeyPath) -> Any?
+  /// A copy of the store's state now, untracked; `nil` once the store is gone.
+  let state: @Sendable () -> State?
   /// Sends an action to the store, if it is still there.
   let send: @Sendable (Action) -> Void
 
   /// The shared value at `field` in the store's state now.
   func current<Value>(_ field: KeyPath<State, Shared<Value>>) -> Shared<Value>? {
-    read(field) as? Shared<Value>
+    // A copy of the whole state, not a read through an `AnyKeyPath`: making `\.self` in
+    // generic code, applying a key path to `Any` and casting back cost thousands of
+    // instructions per change.
+    state()?[keyPath: field]
   }
 }

@@ -100,10 +100,10 @@ extension Shared {
   ///
   /// In a storage that has not seen the change (a replay of a log, in an isolated storage), the
   /// value takes it too, so that a later ``withLock(_:)`` there starts from it.
+  @inlinable
   mutating func apply(_ change: SharedChange<Value>) {
     guard change.version > version else { return }
-    value = change.value
-    version = change.version
+    take(change.value, at: change.version)
     reference.adopt(change)
   }
 }

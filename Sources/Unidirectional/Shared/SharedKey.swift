@@ -61,7 +61,7 @@ public protocol SharedKey<Value>: Sendable {
   ///   - storage: The storage the value lives in.
   ///   - onChange: Called on any thread, one call at a time.
   /// - Returns: A token that stops watching when cancelled or released, or `nil` if the key is
-  ///   never changed from outside.
+  ///   never changed from outside. The storage keeps it for its life.
   func watch(
     in storage: SharedStorage, onChange: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) -> ObservationToken?

@@ -29,6 +29,9 @@ public final class SharedStorage: Sendable {
   /// The values, by key type and id.
   private let references = Locked<[ReferenceID: AnyObject]>([:])
 
+  /// The keys' watches, started with their references: they end with the storage.
+  private let watches = Locked<[ObservationToken]>([])
+
   /// The files of a storage whose files are not on disk, and the watches on them.
   let memoryFiles = Locked(MemoryFiles())
 
@@ -81,7 +84,9 @@ public final class SharedStorage: Sendable {
       return made
     }
     let reference = unsafeDowncast(filed, to: SharedReference<Key.Value>.self)
-    if reference === made { made.startWatching() }
+    if reference === made, let watch = made.startWatching() {
+      watches.withLock { $0.append(watch) }
+    }
     return reference
   }
 
@@ -90,10 +95,14 @@ public final class SharedStorage: Sendable {
     queue.async(group: saves, execute: save)
   }
 
-  /// Runs `send` (a change on its way to a store) on `queue`, counted until it returns (see
-  /// ``delivered()``).
-  func deliver(on queue: DispatchQueue, _ send: @escaping @Sendable () -> Void) {
-    queue.async(group: deliveries, execute: send)
+  /// Runs `drain` (a mailbox sending changes to a store) on a background thread, counted until
+  /// it returns (see ``delivered()``).
+  ///
+  /// On the global concurrent queue, whose threads are as many as the cores: a serial queue of
+  /// its own per store would start a thread per busy store, more threads than cores, switching
+  /// between them. The mailbox runs one drain at a time, which keeps its changes in order.
+  func deliver(_ drain: @escaping @Sendable () -> Void) {
+    DispatchQueue.global().async(group: deliveries, execute: drain)
   }
 
   /// Waits, without blocking a thread, until every change made so far has been sent to the

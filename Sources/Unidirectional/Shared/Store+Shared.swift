@@ -19,10 +19,7 @@ extension Store {
         guard let self else { return false }
         return gate.isOwnedByCurrentThread && gate.isReducing
       },
-      read: { [weak self] field in
-        guard let self else { return nil }
-        return peek(\.self)[keyPath: field]
-      },
+      state: { [weak self] in self?.copyShared { $0.pointee }.copy },
       send: { [weak self] action in _ = self?.send(embed(action)) })
     let tokens = receiving.subscribeToShared(in: peek(\.self), for: receiver)
     // Released with the store: the subscriptions end with it.

@@ -30,8 +30,6 @@ final class SharedReference<Value: Sendable>: Sendable {
     var refusalReported = false
     /// Whether a save is waiting on `saveQueue`: it saves the value current when it runs.
     var isSaveScheduled = false
-    /// The key's watch, once started.
-    var watch: ObservationToken?
     /// Called after each change with the new value, its version and the `Shared.instance` whose
     /// `withLock` made it (`nil` for a change from outside), by subscription number.
     var subscribers: [UInt64: @Sendable (Value, UInt64, UInt64?) -> Void] = [:]
@@ -90,11 +88,17 @@ final class SharedReference<Value: Sendable>: Sendable {
     self.state = Locked(initial)
   }
 
-  /// Starts the key's watch (once the reference is filed in its storage).
-  func startWatching() {
-    guard let storage else { return }
-    let token = watch(storage) { [weak self] result in self?.changedOutside(result) }
-    state.withLock { $0.watch = token }
+  /// Starts the key's watch (once the reference is filed in its storage), which the storage
+  /// keeps for its life.
+  ///
+  /// The watch holds the reference strongly, as the save queue's jobs and the subscriptions'
+  /// tokens do: a weak reference would give the reference a side table, which makes every
+  /// retain and release of it (each copy of a `Shared`, each observer's read of one) several
+  /// times dearer, and contended between the threads of stores reading one value. The storage
+  /// holds its references for its life anyway; its watches end with it.
+  func startWatching() -> ObservationToken? {
+    guard let storage else { return nil }
+    return watch(storage) { result in self.changedOutside(result) }
   }
 
   /// The value and its version now.
@@ -154,13 +158,14 @@ final class SharedReference<Value: Sendable>: Sendable {
     state.unlock()
     if let refused { storage?.onIssue(refused) }
     if scheduleSave, let storage {
-      storage.schedule(on: saveQueue) { [weak self] in self?.saveCurrent() }
+      storage.schedule(on: saveQueue) { self.saveCurrent() }
     }
     for subscriber in subscribers { subscriber(value, version, origin) }
   }
 
   /// Takes `change` if it is newer than the value (a replayed change, in a storage that never
   /// saw it), without saving it or telling subscribers: the store that applied it has it.
+  @inlinable
   func adopt(_ change: SharedChange<Value>) {
     state.withLock { state in
       guard change.version > state.version else { return }
@@ -187,11 +192,12 @@ final class SharedReference<Value: Sendable>: Sendable {
       state.updateFollowUp(savesValues: savesValues)
       return state.nextSubscriber
     }
-    return ObservationToken { [weak self] in
-      guard let self else { return }
+    // Holds the reference (never weakly: see `startWatching`); the store holding the token holds
+    // a `Shared` of it anyway.
+    return ObservationToken {
       // Released outside the lock: its captures' deinits may call back in.
-      let removed = state.withLock { state in
-        defer { state.updateFollowUp(savesValues: savesValues) }
+      let removed = self.state.withLock { state in
+        defer { state.updateFollowUp(savesValues: self.savesValues) }
         return state.subscribers.removeValue(forKey: number)
       }
       withExtendedLifetime(removed) {}
