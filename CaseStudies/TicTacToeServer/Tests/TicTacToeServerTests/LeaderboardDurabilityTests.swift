@@ -40,7 +40,11 @@ import UnidirectionalTestSupport
           }
         }
         armed.withLock { $0 = true }
-        let other = Thread { journal.store.send(.active(game: "g1", at: Date())) }
+        let otherIsDone = DispatchSemaphore(value: 0)
+        let other = Thread {
+          journal.store.send(.active(game: "g1", at: Date()))
+          otherIsDone.signal()
+        }
         other.start()
         entered.wait()
         // Ann's winning move: the game counts it on the live board at once; its journal
@@ -51,10 +55,12 @@ import UnidirectionalTestSupport
         try FileManager.default.copyItem(atPath: directory, toPath: crashed)
         release.signal()
         token.cancel()
-        // Once Ann is told of her win (its end is on disk then), the frame shows it.
-        LeaderboardTests.findFrames(x) { frames in
-          frames.contains { if case .state(let view) = $0 { view.outcome != nil } else { false } }
-        }
+        // The other thread reduces what was queued behind it (the move, the game's end) before
+        // it gives the store up; once that is on disk, the frame shows the win. (Not a wait for
+        // Ann's `state` frame: a task delivers it, and other tests may hold the cooperative
+        // threads.)
+        otherIsDone.wait()
+        try DurableServerTests.awaitDurable(journal)
         #expect(LeaderboardTests.leaders(server) == [Leaderboard.Entry(name: "Ann", wins: 1)])
       }
       let (_, recovered) = try LeaderboardTests.open(crashed)
