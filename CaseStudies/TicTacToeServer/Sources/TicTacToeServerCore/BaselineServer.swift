@@ -51,11 +51,7 @@ public final class BaselineServer: Sendable {
   let nextSession = Atomic<Int>(1)
   let moveCount = Atomic<Int>(0)
   /// Wins per player name, shared by every game (see ``GameServer``'s "The leaderboard").
-  let leaderboard = withDependencies {
-    $0.sharedStorage = SharedStorage()
-  } operation: {
-    Shared(Leaderboard.key, default: Leaderboard())
-  }
+  let leaderboard = Leaderboard.inStorageOfItsOwn()
 
   /// Creates a baseline server; its settings are a ``GameServer``'s (the idle timeout, the log,
   /// the executor its idle timers prefer).

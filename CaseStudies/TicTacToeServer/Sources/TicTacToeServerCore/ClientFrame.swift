@@ -34,6 +34,9 @@ public enum ClientFrame: Equatable, Sendable {
 
   /// The longest name accepted, in characters.
   public static let maximumNameLength = 32
+  /// The longest name accepted, in bytes of UTF-8: a character can be a letter and any number
+  /// of combining marks, and names are sent to every client that asks for `leaders`.
+  public static let maximumNameBytes = 128
 
   /// The fields any frame may have; which ones a type needs is checked after decoding.
   /// The fields of a frame, before they are checked against its type.
@@ -95,12 +98,15 @@ public enum ClientFrame: Equatable, Sendable {
         throw FrameError(.missingField, "hello needs a \"name\"")
       }
       let trimmed = name.trimmingCharacters(in: .whitespaces)
-      guard !trimmed.isEmpty, trimmed.count <= maximumNameLength,
+      guard !trimmed.isEmpty, trimmed.utf8.count <= maximumNameBytes,
+        trimmed.count <= maximumNameLength,
         trimmed.unicodeScalars.allSatisfy({ !$0.properties.isDefaultIgnorableCodePoint })
           && !trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
       else {
         throw FrameError(
-          .badName, "a name is 1 to \(maximumNameLength) printable characters")
+          .badName,
+          "a name is 1 to \(maximumNameLength) printable characters, at most "
+            + "\(maximumNameBytes) bytes in UTF-8")
       }
       return .hello(name: trimmed)
     case "join": return .join

@@ -29,6 +29,25 @@ public final class GameJournal: Sendable {
   /// recovered one, whose file sink recovery opens itself.
   let counter: CountingSink?
 
+  /// The journal's board (``Journal/State/leaderboard``) and the sequence of the log entry
+  /// that last changed it, set as that entry is appended (see ``journaledBoard``).
+  let board: Locked<JournaledBoard>
+
+  /// A board with the position in the log that holds it.
+  struct JournaledBoard {
+    /// The board.
+    var leaderboard: Leaderboard
+    /// Every win on it is counted by an entry up to this sequence: once the log is durable
+    /// that far, a crash keeps them all.
+    var through: Int
+  }
+
+  /// The journal's board and the position it is on disk at, read together: the board a
+  /// durable server shows (see ``GameServer``'s "The leaderboard"). The store's own state
+  /// cannot give them together: a reduced action's entry is appended just after its state is
+  /// there to read.
+  var journaledBoard: JournaledBoard { board.withLock { $0 } }
+
   /// How many times the log was flushed to disk in this run, if known: with
   /// ``DurableActionLog/durableCount``, the entries each `fsync` covered on average.
   public var flushCount: Int? { counter?.flushes.load(ordering: .relaxed) }
@@ -80,9 +99,14 @@ public final class GameJournal: Sendable {
       state = Journal.State()
       recovery = nil
     }
+    let board = Self.board(state, log)
+    self.board = board
     store = Store(
       initialState: state, reducer: Journal(),
-      interceptors: [log.interceptor(snapshottingTo: snapshotPath, every: snapshotInterval)])
+      interceptors: [
+        log.interceptor(snapshottingTo: snapshotPath, every: snapshotInterval),
+        Self.keeping(board, log),
+      ])
   }
 
   /// Opens the journal on a log recovered from a sink of your own, such as a database's
@@ -102,8 +126,33 @@ public final class GameJournal: Sendable {
     log = recovered.log
     recovery = recovered.sequence == 0 ? nil : recovered.description
     counter = nil
+    let board = Self.board(recovered.state, log)
+    self.board = board
     store = Store(
       initialState: recovered.state, reducer: Journal(),
-      interceptors: [log.interceptor(snapshottingEvery: snapshotEvery, with: writeSnapshot)])
+      interceptors: [
+        log.interceptor(snapshottingEvery: snapshotEvery, with: writeSnapshot),
+        Self.keeping(board, log),
+      ])
+  }
+
+  /// The board of a recovered (or new) state: on disk up to the log's last entry.
+  private static func board(
+    _ state: Journal.State, _ log: DurableActionLog<Journal.Action>
+  ) -> Locked<JournaledBoard> {
+    Locked(JournaledBoard(leaderboard: state.leaderboard, through: log.recordedCount))
+  }
+
+  /// An interceptor after the log's: once a game's end (the only action that changes the
+  /// board) is appended, keeps the board it made and the entry's sequence.
+  private static func keeping(
+    _ board: Locked<JournaledBoard>, _ log: DurableActionLog<Journal.Action>
+  ) -> StoreInterceptor<Journal.State, Journal.Action> {
+    StoreInterceptor(didReduce: { action, _, new in
+      guard case .ended = action else { return }
+      // The log's interceptor ran first: the entry is appended, and only this store appends.
+      let through = log.recordedCount
+      board.withLock { $0 = JournaledBoard(leaderboard: new.leaderboard, through: through) }
+    })
   }
 }

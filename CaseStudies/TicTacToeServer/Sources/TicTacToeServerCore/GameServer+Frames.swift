@@ -81,11 +81,19 @@ extension GameServer {
     case .ping:
       entry.deliver(.pong)
     case .leaders:
-      // The board now, not a store's copy. On a durable server, sent once every journal entry
-      // made before it is on disk (a `none` task waits for those): it never shows a win whose
-      // move a crash could take back.
-      let leaders = ServerFrame.leaders(leaderboard.latestValue.top())
-      entry.deliver(leaders, after: journal == nil ? nil : StoreTask.none)
+      guard let journal else {
+        // The board now, not a store's copy: nothing of it can be lost.
+        entry.deliver(.leaders(leaderboard.latestValue.top()))
+        return
+      }
+      // The journal's board, not the live one (a game counts its win there before the win's
+      // entries are even queued for the journal): the wins of the games whose end is
+      // journaled, sent once the entry of the last of them is on disk. A `none` task waits for
+      // every entry appended so far, that one among them.
+      let journaled = journal.journaledBoard
+      entry.deliver(
+        .leaders(journaled.leaderboard.top()),
+        after: journal.log.durableCount >= journaled.through ? nil : StoreTask.none)
     case .quit:
       disconnect(session.id, reason: .quit)
     case .rejoin(let game, let token):

@@ -271,7 +271,12 @@ extension GameServer {
   func finish(_ game: String, outcome: GameRoom.Outcome, moves: Int) {
     guard let entry = games.withLock({ $0.removeValue(forKey: game) }) else { return }
     moveCount.add(moves, ordering: .relaxed)
-    journal?.store.send(.ended(game: game))
+    if let journal {
+      // The last view waits for the end's entry, not only the move's: a player told of a win
+      // then sees it in a `leaders` frame, which shows the wins of the ends journaled.
+      let ended = journal.store.send(.ended(game: game))
+      entry.lastJournalTask.withLock { $0 = ended }
+    }
     // Cancelling the keeper from inside its own run is allowed: it stops at once.
     entry.keeper.withLock { $0 }?.cancel()
     configuration.log?("game \(game) over after \(moves) moves: \(outcome.logDescription)")

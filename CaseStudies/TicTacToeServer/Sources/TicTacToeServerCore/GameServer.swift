@@ -50,8 +50,8 @@ import Unidirectional
 ///
 /// Every game store of the server holds one ``Leaderboard`` (``GameRoom/State/leaderboard``),
 /// in a ``SharedStorage`` of the server's own (two servers in one process keep two boards);
-/// the game that decides a win counts it, and the `leaders` frame shows the board as it is
-/// then (``Shared/latestValue``). The game stores do not receive the changes other games make
+/// the game that decides a win counts it, and on a server without a journal the `leaders`
+/// frame shows that board as it is then (``Shared/latestValue``). The game stores do not receive the changes other games make
 /// (``GameRoom/receivingLeaderboard()``): nothing in a game reads the board, and each win
 /// would be an action for every game in progress, a cost that grows with the games at once.
 ///
@@ -59,8 +59,11 @@ import Unidirectional
 /// journal counts each game's win as its end is journaled, keeps the board in its snapshots,
 /// and the recovered server starts its board from the journal's, once the games that ended
 /// before the crash (but whose end is not on disk) are ended (see ``Journal``). Replaying a
-/// game to rebuild it counts on a board of its own. A `leaders` frame waits until every journal
-/// entry made before it is on disk, so it never shows a win that a crash could take back.
+/// game to rebuild it counts on a board of its own. A durable server's `leaders` frame shows
+/// the journal's board, not the live one (a game counts its win on that one before the win's
+/// entries reach the journal), and is sent once the entry of the last game end on it is on
+/// disk: it never shows a win that a crash could take back. A player's last `state` frame of a
+/// game waits for the game's end to be on disk, so a winner who then asks sees the win.
 public final class GameServer: Sendable {
   /// Settings of a server.
   public struct Configuration: Sendable {
@@ -185,12 +188,7 @@ public final class GameServer: Sendable {
       case .abandoned: abandoned += 1
       }
     }
-    let board = journal?.store.leaderboard ?? Leaderboard()
-    self.leaderboard = withDependencies {
-      $0.sharedStorage = SharedStorage()
-    } operation: {
-      Shared(Leaderboard.key, default: board)
-    }
+    self.leaderboard = Leaderboard.inStorageOfItsOwn(journal?.store.leaderboard ?? Leaderboard())
     abandonedCount.add(abandoned, ordering: .relaxed)
     for (id, record, var state) in reopened {
       state.leaderboard = leaderboard

@@ -76,12 +76,8 @@ public struct Journal: Reducer {
     /// - Parameter id: The game's id.
     /// - Returns: The state its store had after those actions, but for the leaderboard.
     public func room(id: String) -> GameRoom.State {
-      let board = withDependencies {
-        $0.sharedStorage = SharedStorage()
-      } operation: {
-        Shared(Leaderboard.key, default: Leaderboard())
-      }
-      var state = GameRoom.State(id: id, xName: xName, oName: oName, leaderboard: board)
+      var state = GameRoom.State(
+        id: id, xName: xName, oName: oName, leaderboard: Leaderboard.inStorageOfItsOwn())
       for action in actions {
         _ = GameRoom().reduce(into: &state, action: action.roomAction)
       }

@@ -25,6 +25,51 @@ import UnidirectionalTesting
     #expect(board.top().count == Leaderboard.shownInFrames)
   }
 
+  /// The first ten kept as wins are counted are those of a full sort of the board, after every
+  /// win, with many players and many ties (a seeded random sequence of wins).
+  @Test func theTopTenKeptAsWinsAreCountedIsTheTopOfAFullSort() throws {
+    var random = SplitMix64(seed: 37)
+    var board = Leaderboard()
+    func sorted(_ board: Leaderboard) -> [Leaderboard.Entry] {
+      board.wins.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+        .map { Leaderboard.Entry(name: $0.key, wins: $0.value) }
+    }
+    for win in 0..<20_000 {
+      // A few players win often; many win now and then: the top ten changes all along.
+      let name =
+        random.next() % 3 == 0 ? "p\(random.next() % 12)" : "q\(random.next() % 2_000)"
+      board.recordWin(by: name)
+      if win % 97 == 0 || win >= 19_900 {
+        let expected = sorted(board)
+        #expect(board.top() == Array(expected.prefix(Leaderboard.shownInFrames)), "win \(win)")
+        #expect(board.top(3) == Array(expected.prefix(3)))
+      }
+    }
+    #expect(board.wins.count > 1_000)
+    // A board made from its wins (as a snapshot decodes) keeps the same ten.
+    let decoded = try JSONDecoder().decode(
+      Leaderboard.self, from: try JSONEncoder().encode(board))
+    #expect(decoded == board && decoded.top() == board.top())
+    #expect(Leaderboard(wins: board.wins).top() == board.top())
+    // More than ten is a full sort.
+    #expect(board.top(50) == Array(sorted(board).prefix(50)))
+  }
+
+  /// Names equal as `String`s are one player, shown with the first spelling counted.
+  @Test func canonicallyEquivalentNamesAreOnePlayerWithTheFirstSpelling() {
+    var board = Leaderboard()
+    let composed = "Ren\u{E9}e"
+    let decomposed = "Rene\u{301}e"
+    board.recordWin(by: composed)
+    board.recordWin(by: decomposed)
+    #expect(board.top().count == 1)
+    #expect(board.top().first?.wins == 2)
+    #expect(
+      board.top().first.map { Array($0.name.unicodeScalars) } == Array(composed.unicodeScalars))
+    #expect(
+      board.wins.keys.first.map { Array($0.unicodeScalars) } == Array(composed.unicodeScalars))
+  }
+
   // MARK: Two games, one board
 
   /// A game between `x` and `o` whose X is one move (cell 2) from a line, made in the test
