@@ -7,13 +7,19 @@ import UnidirectionalTestSupport
 
 /// The load tool against several servers that redirect: it spreads its clients over the ports,
 /// follows each `redirect` with a new connection and a `rejoin`, and still counts every move.
-@Suite(.serialized) struct LoadRedirectTests {
+///
+/// Each client plays one whole game (`--one-game`): a run ends when every game is over, so what
+/// it counts is a fact, not what a busy machine managed in a second; `--duration` only turns a
+/// hang into a failure.
+@Suite struct LoadRedirectTests {
   /// Runs the load tool on a thread of its own: the servers under test need the cooperative
   /// pool (their journals' acknowledgements), which a test blocked in `waitUntilExit` would
   /// hold a thread of (two such tests at once held both of this machine's, and the journals
   /// stalled).
   static func load(_ arguments: [String]) async throws -> Program.Output {
-    try await withCheckedThrowingContinuation { continuation in
+    // wall-clock: a bound that only turns a hang into a failure; the run ends when every game is.
+    let arguments = arguments + ["--one-game", "--duration", "300"]
+    return try await withCheckedThrowingContinuation { continuation in
       Thread {
         continuation.resume(
           with: Result { try Program.run("tictactoe-load", input: Data(), arguments: arguments) })
@@ -74,12 +80,13 @@ import UnidirectionalTestSupport
         real.stop { server.shutdown() }
       }
       let output = try await Self.load([
-        "--connections", "20", "--duration", "1", "--ports", "\(front.port),\(real.port)",
+        "--connections", "20", "--ports", "\(front.port),\(real.port)",
       ])
       #expect(output.status == 0, "\(output.standardOutput)\(output.standardError)")
       #expect(
         output.standardOutput.contains("lost moves: 0, duplicated moves: 0, refused frames: 0"))
-      // Half the clients start on the front: each of their games sends one of them there.
+      #expect(output.standardOutput.contains("games finished: 10;"), "\(output.standardOutput)")
+      // Half the clients start on the front: each is sent to the real server once, when seated.
       let line = output.standardOutput.split(separator: "\n").first {
         $0.hasPrefix("servers: 2")
       }
@@ -89,7 +96,7 @@ import UnidirectionalTestSupport
             Int(line[range.upperBound...].prefix { $0.isNumber })
           }
         } ?? 0
-      #expect(followed > 0, "\(output.standardOutput)")
+      #expect(followed == 10, "\(output.standardOutput)")
     }
   }
 
@@ -153,15 +160,15 @@ import UnidirectionalTestSupport
       let server = GameServer(journal: journal)
       let real = try LineServer(port: 0, handler: server.lineHandler)
       real.start()
-      let front = try LineServer(
-        port: 0, handler: Self.movingFront(to: server, moved: MovedGames()))
+      let moved = MovedGames()
+      let front = try LineServer(port: 0, handler: Self.movingFront(to: server, moved: moved))
       front.start()
       defer {
         front.stop {}
         real.stop { server.shutdown() }
       }
       let output = try await Self.load([
-        "--connections", "20", "--duration", "1", "--ports", "\(front.port),\(real.port)",
+        "--connections", "20", "--ports", "\(front.port),\(real.port)",
       ])
       #expect(output.status == 0, "\(output.standardOutput)\(output.standardError)")
       #expect(
@@ -169,7 +176,14 @@ import UnidirectionalTestSupport
       let line = output.standardOutput.split(separator: "\n").first {
         $0.hasPrefix("servers: 2")
       }
-      #expect(line?.contains("rejoins after moved: 0") == false, "\(output.standardOutput)")
+      #expect(output.standardOutput.contains("games finished: 10;"), "\(output.standardOutput)")
+      // Every client on the front moves in its game, so at least one game was moved; each
+      // `moved` the front sent is one rejoin.
+      let sent = moved.games.withLock { $0.count }
+      #expect(sent > 0)
+      #expect(
+        line?.hasSuffix("rejoins after moved: \(sent)") == true, "\(sent): \(output.standardOutput)"
+      )
     }
   }
 
