@@ -187,6 +187,87 @@ import UnidirectionalTestSupport
     }
   }
 
+  /// Per game: the connection of X's first move, muted so that its acknowledgement never
+  /// reaches it, and whether O moved since.
+  final class RetryScript: Sendable {
+    let firstMovers = Mutex<[String: Int32]>([:])
+    let done = Mutex<Set<String>>([])
+    /// The front's connections and their mute switches, by descriptor.
+    let links = Mutex<[Int32: (connection: LineConnection, mute: Mute)]>([:])
+  }
+
+  /// A front that makes every game's first move a retry answered with an older view: it plays
+  /// X's first move but mutes X's link, so X never sees it acknowledged; once O moved (through
+  /// the front too), it tells X `moved` and closes, so X rejoins (on this front again) with the
+  /// game at O's move and sends its move again, whose answer is the view just after it.
+  static func retryingFront(to server: GameServer, script: RetryScript) -> LineServer.Handler {
+    LineServer.Handler(
+      open: { connection in
+        let mute = Mute()
+        script.links.withLock { $0[connection.id] = (connection, mute) }
+        connection.context.store(
+          server.connect(
+            ClientLink(
+              deliver: { frame in
+                if !mute.isOn.load(ordering: .acquiring) { connection.send(bytes: frame.bytes) }
+              },
+              close: {})), ordering: .relaxed)
+      },
+      line: { connection, line in
+        let id = connection.context.load(ordering: .relaxed)
+        guard case .move(let game, _, _)? = try? ClientFrame.decode(line),
+          !script.done.withLock({ $0.contains(game) })
+        else {
+          server.receive(line, from: id)
+          return
+        }
+        let first = script.firstMovers.withLock { movers -> Int32? in
+          if let first = movers[game] { return first }
+          movers[game] = connection.id
+          return nil
+        }
+        guard let first, first != connection.id else {
+          // X's first move: played, never acknowledged to X.
+          script.links.withLock { $0[connection.id] }?.mute.isOn.store(true, ordering: .releasing)
+          server.receive(line, from: id)
+          return
+        }
+        // O's move: played, then X is moved away.
+        script.done.withLock { _ = $0.insert(game) }
+        server.receive(line, from: id)
+        guard let x = script.links.withLock({ $0[first] })?.connection else { return }
+        server.disconnect(x.context.load(ordering: .relaxed), reason: .shutdown)
+        x.send(
+          bytes: ServerFrame.error(
+            code: "moved", message: "this shard no longer serves game \(game)", seq: nil
+          ).bytes)
+        x.send(bytes: ServerFrame.bye(.shutdown).bytes)
+        x.close()
+      },
+      end: { connection, _ in
+        server.disconnect(connection.context.load(ordering: .relaxed), reason: .shutdown)
+      })
+  }
+
+  @Test func aRetryAnsweredWithAnOlderViewLeavesTheClientItsTurn() async throws {
+    let directory = DurableServerTests.newDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    do {
+      let journal = try GameJournal(directory: directory, committer: ActionLogCommitter())
+      let server = GameServer(journal: journal)
+      let script = RetryScript()
+      let front = try LineServer(port: 0, handler: Self.retryingFront(to: server, script: script))
+      front.start()
+      defer { front.stop { server.shutdown() } }
+      let output = try await Self.load(["--connections", "2", "--ports", "\(front.port)"])
+      #expect(output.status == 0, "\(output.standardOutput)\(output.standardError)")
+      #expect(
+        output.standardOutput.contains("lost moves: 0, duplicated moves: 0, refused frames: 0"))
+      #expect(output.standardOutput.contains("games finished: 1;"), "\(output.standardOutput)")
+      #expect(script.done.withLock { $0.count } == 1)
+    }
+  }
+
   @Test func badServerListsAreRefused() throws {
     for (arguments, message) in [
       (["--ports", "7001,x"], "--ports: 7001,x is not a list of ports"),
