@@ -101,13 +101,17 @@ public struct GameRoom: Reducer {
     of move: Move, id: String, names: (x: String, o: String), moves: [Move]
   ) -> GameView? {
     guard let index = moves.firstIndex(of: move) else { return nil }
-    var state = State(id: id, xName: names.x, oName: names.o)
+    // Through the board rules alone: a room would count a replayed win on a leaderboard (the
+    // ambient one, by default), and the moves were accepted once already.
+    var game = Game.State(xName: names.x, oName: names.o)
     for accepted in moves[...index] {
-      _ = GameRoom().reduce(into: &state, action: .move(accepted))
+      _ = Game().reduce(
+        into: &game, action: .cellTapped(row: accepted.cell / 3, column: accepted.cell % 3))
     }
+    let outcome: Outcome? = game.winner.map { .won($0) } ?? (game.board.isFull ? .tie : nil)
     return GameView(
-      game: id, board: state.game.board, turn: state.game.currentPlayer,
-      moveCount: state.moves.count, lastMove: state.moves.last, outcome: state.outcome)
+      game: id, board: game.board, turn: game.currentPlayer, moveCount: index + 1,
+      lastMove: move, outcome: outcome)
   }
 
   /// A move accepted into a game.

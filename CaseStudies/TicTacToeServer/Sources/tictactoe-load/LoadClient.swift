@@ -22,6 +22,9 @@ final class LoadClient {
     var game = ""
     var me: UInt8 = 0  // "X" or "O"
     var board = [UInt8](repeating: 0x2E, count: 9)
+    /// The move count of the newest view seen in the current game, and whose turn it gave.
+    var movesSeen = 0
+    var turn: UInt8 = 0
     var seq = 0
     /// The move in flight: its seq and when it was sent (ns).
     var pending: (seq: Int, sentAt: UInt64)?
@@ -233,6 +236,8 @@ final class LoadClient {
         connections[index].game = game
         connections[index].me = you.utf8.first ?? 0
         connections[index].board = [UInt8](repeating: 0x2E, count: 9)
+        connections[index].movesSeen = 0
+        connections[index].turn = 0
         connections[index].ackedInGame = 0
         connections[index].acked = [:]
         connections[index].waitingForLobby = false
@@ -286,7 +291,15 @@ final class LoadClient {
       let status = Self.string("status", in: line)
     else { return }
     var connection = connections[index]
-    connection.board = Array(board.utf8)
+    // A retried move's answer is the view just after it, older than one seen already when the
+    // opponent moved since (a rejoin's `state` shows that): it only acknowledges, and the newer
+    // board and turn stay (taken, the client would wait for a turn it already has).
+    let older = moveCount < connection.movesSeen
+    if !older {
+      connection.board = Array(board.utf8)
+      connection.movesSeen = moveCount
+      connection.turn = Self.string("turn", in: line)?.utf8.first ?? 0
+    }
     // The last move, if it is mine, acknowledges my move in flight.
     if let lastPlayer = Self.string("player", in: line), lastPlayer.utf8.first == connection.me,
       let seq = Self.number("seq", in: line)
@@ -307,16 +320,15 @@ final class LoadClient {
     if mine > connection.ackedInGame + (connection.pending == nil ? 0 : 1) { duplicated += 1 }
     if mine < connection.ackedInGame { lost += 1 }
     connections[index] = connection
-    if status != "playing" {
+    // An older view cannot end the game: a newer one showed it on.
+    if !older, status != "playing" {
       games += 1
       connections[index].pending = nil
       connections[index].waitingForLobby = true
       return
     }
     // A game on has a turn (a finished one, returned from above, has none).
-    if Self.string("turn", in: line)?.utf8.first == connection.me, connection.pending == nil,
-      !stopping
-    {
+    if connection.turn == connection.me, connection.pending == nil, !stopping {
       let free = connection.board.indices.filter { connection.board[$0] == 0x2E }
       guard !free.isEmpty else { return }
       sendMove(index, cell: free[Int(random.next() % UInt64(free.count))])

@@ -15,7 +15,7 @@ let usage = """
   usage: tictactoe-load [--connections N] [--duration SECONDS] [--seed N]
                         [--host 127.0.0.1] [--port P [--server-pid PID]] [--durable]
                         [--ports P1,P2,… [--server-pid PID1,PID2,…] [--server-log F1,F2,…]]
-                        [--server PATH]
+                        [--server PATH] [--one-game]
                         [--server-args "..."] [--rounds N] [--yardstick [--runs N]]
 
     --connections N   concurrent client connections (default 1000; an even number)
@@ -30,6 +30,9 @@ let usage = """
     --server-log L    their log files (as many as pids, same order): the tool sends each
                       SIGUSR1 before and after the run and reads the commits its `holding:`
                       line reports, for commits per second
+    --one-game        each connection plays one whole game; the run ends when every game
+                      is over (--duration then only bounds it: a game unfinished by then
+                      fails the run); no echo baseline
     --durable         start the server durable, with a fresh data directory (removed after)
     --server-args "…" extra arguments for the server this tool starts (e.g. "--data-dir DIR")
     --server PATH     the game server to start instead of tictactoe-server, such as the
@@ -161,9 +164,10 @@ func cpuSeconds(of pids: [Int32]) -> Double? {
 /// every process of `serverPIDs`, summed.
 func measure(
   _ mode: LoadClient.Mode, ports: [UInt16], host: String, connections: Int, duration: Double,
-  seed: UInt64, serverPIDs: [Int32]
+  seed: UInt64, serverPIDs: [Int32], oneGameEach: Bool = false
 ) -> Run {
   let client = LoadClient(mode: mode, seed: seed)
+  client.oneGameEach = oneGameEach
   do {
     try client.connect(count: connections, host: host, ports: ports)
   } catch {
@@ -248,6 +252,7 @@ enum LoadCommand {
     var rounds: Int?
     var durationGiven = false
     var yardstick = false
+    var oneGame = false
     var runs = 4
     var arguments = ArgumentList(CommandLine.arguments.dropFirst(), refusing: usageError)
     // Each rule is checked on its own, so that a mistake is named alone.
@@ -305,6 +310,7 @@ enum LoadCommand {
         }
         rounds = count
       case "--yardstick": yardstick = true
+      case "--one-game": oneGame = true
       case "--runs":
         runs = arguments.number(of: argument, as: Int.self)
         guard runs >= 2, runs % 2 == 0 else {
@@ -366,13 +372,18 @@ enum LoadCommand {
         + "\(ProcessInfo.processInfo.activeProcessorCount) cores shared by the clients and the "
         + "server\(durable ? ", durability on" : "")")
 
-    let echo: ChildServer
-    do { echo = try ChildServer(arguments: ["--echo"]) } catch { fail("echo server: \(error)") }
-    let echoRun = measure(
-      .echo, port: echo.port, host: host, connections: connections, duration: duration, seed: seed,
-      serverPID: echo.process.processIdentifier)
-    echo.stop()
-    print("echo baseline: " + format(echoRun, unit: "frames"))
+    // One game each ends on a fact, not at the duration: a baseline of that length means nothing.
+    var echoRun: Run?
+    if !oneGame {
+      let echo: ChildServer
+      do { echo = try ChildServer(arguments: ["--echo"]) } catch { fail("echo server: \(error)") }
+      let run = measure(
+        .echo, port: echo.port, host: host, connections: connections, duration: duration,
+        seed: seed, serverPID: echo.process.processIdentifier)
+      echo.stop()
+      print("echo baseline: " + format(run, unit: "frames"))
+      echoRun = run
+    }
 
     var child: ChildServer?
     if ports.isEmpty {
@@ -384,11 +395,15 @@ enum LoadCommand {
       serverPIDs = child.map { [$0.process.processIdentifier] } ?? []
       ports = child.map { [$0.port] } ?? []
     }
+    // The commits counted lie between the two reports, connects and the grace for the last
+    // moves included: they are divided by the time from asking the first to reading the second.
+    let commitsAsked = now()
     let commitsBefore = reportedCommits(pids: serverPIDs, logs: serverLogs)
     let gameRun = measure(
       .game, ports: ports, host: host, connections: connections, duration: duration, seed: seed,
-      serverPIDs: serverPIDs)
+      serverPIDs: serverPIDs, oneGameEach: oneGame)
     let commitsAfter = reportedCommits(pids: serverPIDs, logs: serverLogs)
+    let commitSeconds = Double(now() - commitsAsked) / 1e9
     let rss = serverPIDs.count == 1 ? memory(of: serverPIDs[0]) : nil
     let serverLog = child?.stop() ?? ""
     print("game server:   " + format(gameRun, unit: "moves "))
@@ -406,8 +421,9 @@ enum LoadCommand {
       let commits = commitsAfter - commitsBefore
       print(
         String(
-          format: "commits: %d during the run, %.0f/s, %.1f moves per commit (as the servers "
-            + "report them on SIGUSR1)", commits, Double(commits) / duration,
+          format: "commits: %d during the run, %.0f/s over the %.1f s between the servers' "
+            + "reports, %.1f moves per commit (as the servers report them on SIGUSR1)", commits,
+          Double(commits) / commitSeconds, commitSeconds,
           commits > 0 ? Double(gameRun.client.moves) / Double(commits) : 0))
     } else if !serverLogs.isEmpty {
       print("commits: unknown (a server did not report them in its log on SIGUSR1)")
@@ -422,13 +438,19 @@ enum LoadCommand {
     print(
       "games finished: \(client.games / 2); server resident memory: "
         + (rss.map { "\($0.rss / 1024) MiB (peak \($0.peak / 1024) MiB)" } ?? "unknown"))
-    print(
-      String(
-        format: "ratio: %.2f of the echo's throughput%@",
-        gameRun.movesPerSecond / echoRun.movesPerSecond,
-        child == nil
-          ? " (durability not known: a server this tool did not start)"
-          : durable ? " (durability on)" : " (durability off)"))
+    if let echoRun {
+      print(
+        String(
+          format: "ratio: %.2f of the echo's throughput%@",
+          gameRun.movesPerSecond / echoRun.movesPerSecond,
+          child == nil
+            ? " (durability not known: a server this tool did not start)"
+            : durable ? " (durability on)" : " (durability off)"))
+    }
+    let unfinished = oneGame ? connections - client.games : 0
+    if unfinished > 0 {
+      print("unfinished: \(unfinished) connections' games were not over within \(duration) s")
+    }
     print(
       "lost moves: \(client.lost), duplicated moves: \(client.duplicated), refused frames: "
         + "\(client.errors), connections closed by the server: \(client.closedByServer)")
@@ -452,8 +474,8 @@ enum LoadCommand {
     if serverLog.contains("error") { print("server log:\n" + serverLog) }
     let clean =
       client.lost == 0 && client.duplicated == 0 && client.errors == 0
-      && client.closedByServer == 0 && echoRun.client.lost == 0
-      && echoRun.client.duplicated == 0
+      && client.closedByServer == 0 && (echoRun?.client.lost ?? 0) == 0
+      && (echoRun?.client.duplicated ?? 0) == 0 && unfinished == 0
     // `exit` skips `defer`: remove the durable run's directory first.
     if let durableDirectory { try? FileManager.default.removeItem(atPath: durableDirectory) }
     exit(clean ? 0 : 1)

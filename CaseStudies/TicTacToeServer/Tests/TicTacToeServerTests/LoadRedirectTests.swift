@@ -7,13 +7,19 @@ import UnidirectionalTestSupport
 
 /// The load tool against several servers that redirect: it spreads its clients over the ports,
 /// follows each `redirect` with a new connection and a `rejoin`, and still counts every move.
-@Suite(.serialized) struct LoadRedirectTests {
+///
+/// Each client plays one whole game (`--one-game`): a run ends when every game is over, so what
+/// it counts is a fact, not what a busy machine managed in a second; `--duration` only turns a
+/// hang into a failure.
+@Suite struct LoadRedirectTests {
   /// Runs the load tool on a thread of its own: the servers under test need the cooperative
   /// pool (their journals' acknowledgements), which a test blocked in `waitUntilExit` would
   /// hold a thread of (two such tests at once held both of this machine's, and the journals
   /// stalled).
   static func load(_ arguments: [String]) async throws -> Program.Output {
-    try await withCheckedThrowingContinuation { continuation in
+    // wall-clock: a bound that only turns a hang into a failure; the run ends when every game is.
+    let arguments = arguments + ["--one-game", "--duration", "300"]
+    return try await withCheckedThrowingContinuation { continuation in
       Thread {
         continuation.resume(
           with: Result { try Program.run("tictactoe-load", input: Data(), arguments: arguments) })
@@ -74,12 +80,13 @@ import UnidirectionalTestSupport
         real.stop { server.shutdown() }
       }
       let output = try await Self.load([
-        "--connections", "20", "--duration", "1", "--ports", "\(front.port),\(real.port)",
+        "--connections", "20", "--ports", "\(front.port),\(real.port)",
       ])
       #expect(output.status == 0, "\(output.standardOutput)\(output.standardError)")
       #expect(
         output.standardOutput.contains("lost moves: 0, duplicated moves: 0, refused frames: 0"))
-      // Half the clients start on the front: each of their games sends one of them there.
+      #expect(output.standardOutput.contains("games finished: 10;"), "\(output.standardOutput)")
+      // Half the clients start on the front: each is sent to the real server once, when seated.
       let line = output.standardOutput.split(separator: "\n").first {
         $0.hasPrefix("servers: 2")
       }
@@ -89,7 +96,7 @@ import UnidirectionalTestSupport
             Int(line[range.upperBound...].prefix { $0.isNumber })
           }
         } ?? 0
-      #expect(followed > 0, "\(output.standardOutput)")
+      #expect(followed == 10, "\(output.standardOutput)")
     }
   }
 
@@ -153,15 +160,15 @@ import UnidirectionalTestSupport
       let server = GameServer(journal: journal)
       let real = try LineServer(port: 0, handler: server.lineHandler)
       real.start()
-      let front = try LineServer(
-        port: 0, handler: Self.movingFront(to: server, moved: MovedGames()))
+      let moved = MovedGames()
+      let front = try LineServer(port: 0, handler: Self.movingFront(to: server, moved: moved))
       front.start()
       defer {
         front.stop {}
         real.stop { server.shutdown() }
       }
       let output = try await Self.load([
-        "--connections", "20", "--duration", "1", "--ports", "\(front.port),\(real.port)",
+        "--connections", "20", "--ports", "\(front.port),\(real.port)",
       ])
       #expect(output.status == 0, "\(output.standardOutput)\(output.standardError)")
       #expect(
@@ -169,7 +176,95 @@ import UnidirectionalTestSupport
       let line = output.standardOutput.split(separator: "\n").first {
         $0.hasPrefix("servers: 2")
       }
-      #expect(line?.contains("rejoins after moved: 0") == false, "\(output.standardOutput)")
+      #expect(output.standardOutput.contains("games finished: 10;"), "\(output.standardOutput)")
+      // Every client on the front moves in its game, so at least one game was moved; each
+      // `moved` the front sent is one rejoin.
+      let sent = moved.games.withLock { $0.count }
+      #expect(sent > 0)
+      #expect(
+        line?.hasSuffix("rejoins after moved: \(sent)") == true, "\(sent): \(output.standardOutput)"
+      )
+    }
+  }
+
+  /// Per game: the connection of X's first move, muted so that its acknowledgement never
+  /// reaches it, and whether O moved since.
+  final class RetryScript: Sendable {
+    let firstMovers = Mutex<[String: Int32]>([:])
+    let done = Mutex<Set<String>>([])
+    /// The front's connections and their mute switches, by descriptor.
+    let links = Mutex<[Int32: (connection: LineConnection, mute: Mute)]>([:])
+  }
+
+  /// A front that makes every game's first move a retry answered with an older view: it plays
+  /// X's first move but mutes X's link, so X never sees it acknowledged; once O moved (through
+  /// the front too), it tells X `moved` and closes, so X rejoins (on this front again) with the
+  /// game at O's move and sends its move again, whose answer is the view just after it.
+  static func retryingFront(to server: GameServer, script: RetryScript) -> LineServer.Handler {
+    LineServer.Handler(
+      open: { connection in
+        let mute = Mute()
+        script.links.withLock { $0[connection.id] = (connection, mute) }
+        connection.context.store(
+          server.connect(
+            ClientLink(
+              deliver: { frame in
+                if !mute.isOn.load(ordering: .acquiring) { connection.send(bytes: frame.bytes) }
+              },
+              close: {})), ordering: .relaxed)
+      },
+      line: { connection, line in
+        let id = connection.context.load(ordering: .relaxed)
+        guard case .move(let game, _, _)? = try? ClientFrame.decode(line),
+          !script.done.withLock({ $0.contains(game) })
+        else {
+          server.receive(line, from: id)
+          return
+        }
+        let first = script.firstMovers.withLock { movers -> Int32? in
+          if let first = movers[game] { return first }
+          movers[game] = connection.id
+          return nil
+        }
+        guard let first, first != connection.id else {
+          // X's first move: played, never acknowledged to X.
+          script.links.withLock { $0[connection.id] }?.mute.isOn.store(true, ordering: .releasing)
+          server.receive(line, from: id)
+          return
+        }
+        // O's move: played, then X is moved away.
+        script.done.withLock { _ = $0.insert(game) }
+        server.receive(line, from: id)
+        guard let x = script.links.withLock({ $0[first] })?.connection else { return }
+        server.disconnect(x.context.load(ordering: .relaxed), reason: .shutdown)
+        x.send(
+          bytes: ServerFrame.error(
+            code: "moved", message: "this shard no longer serves game \(game)", seq: nil
+          ).bytes)
+        x.send(bytes: ServerFrame.bye(.shutdown).bytes)
+        x.close()
+      },
+      end: { connection, _ in
+        server.disconnect(connection.context.load(ordering: .relaxed), reason: .shutdown)
+      })
+  }
+
+  @Test func aRetryAnsweredWithAnOlderViewLeavesTheClientItsTurn() async throws {
+    let directory = DurableServerTests.newDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    do {
+      let journal = try GameJournal(directory: directory, committer: ActionLogCommitter())
+      let server = GameServer(journal: journal)
+      let script = RetryScript()
+      let front = try LineServer(port: 0, handler: Self.retryingFront(to: server, script: script))
+      front.start()
+      defer { front.stop { server.shutdown() } }
+      let output = try await Self.load(["--connections", "2", "--ports", "\(front.port)"])
+      #expect(output.status == 0, "\(output.standardOutput)\(output.standardError)")
+      #expect(
+        output.standardOutput.contains("lost moves: 0, duplicated moves: 0, refused frames: 0"))
+      #expect(output.standardOutput.contains("games finished: 1;"), "\(output.standardOutput)")
+      #expect(script.done.withLock { $0.count } == 1)
     }
   }
 

@@ -33,6 +33,31 @@ import Unidirectional
         moves: moves) == nil)
   }
 
+  @Test func aRetriedWinningMoveCountsNoWinAnywhere() {
+    // X wins on the top row.
+    let moves = [
+      GameRoom.Move(player: .x, cell: 0, seq: 1), GameRoom.Move(player: .o, cell: 3, seq: 1),
+      GameRoom.Move(player: .x, cell: 1, seq: 2), GameRoom.Move(player: .o, cell: 4, seq: 2),
+      GameRoom.Move(player: .x, cell: 2, seq: 3),
+    ]
+    let storage = SharedStorage()
+    let (board, acknowledgement) = withDependencies {
+      $0.sharedStorage = storage
+    } operation: {
+      (
+        Shared(Leaderboard.key, default: Leaderboard()),
+        GameRoom.acknowledgement(of: moves[4], id: "g1", names: ("Ann", "Bob"), moves: moves)
+      )
+    }
+    #expect(
+      acknowledgement
+        == GameView(
+          game: "g1", board: Board(["XXX", "OO.", "..."]), turn: .x, moveCount: 5,
+          lastMove: moves[4], outcome: .won(.x)))
+    // The board the ambient storage holds, the one a replay through a room would count on.
+    #expect(board.latestValue == Leaderboard())
+  }
+
   @Test(arguments: ServerKind.allCases)
   func aMoveSentAgainGetsItsOriginalAnswerAndIsNotPlayedTwice(_ kind: ServerKind) {
     let server = kind.make()
