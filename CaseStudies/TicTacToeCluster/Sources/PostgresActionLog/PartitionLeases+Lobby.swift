@@ -62,6 +62,12 @@ extension PartitionLeases {
     public let opponent: String
   }
 
+  /// How long a pairing may wait, in ``join(partition:session:name:waitingAs:pair:)``'s
+  /// transaction, for a game's start to be durable. The transaction sets its session's idle
+  /// timeout to more than this (the lobby connection's is half a lease otherwise), so that
+  /// PostgreSQL never ends the session, and frees the row, while a start is awaited.
+  public static let lobbyStartWait = Duration.seconds(10)
+
   /// The statement that creates the lobby table (idempotent).
   static let lobbySchema = """
     CREATE TABLE IF NOT EXISTS unidirectional_lobby (
@@ -193,6 +199,11 @@ extension PartitionLeases {
       while true {
         _ = try connection.execute("BEGIN")
         do throws(PostgresConnection.Failure) {
+          // `pair` may wait for a start with the row locked: longer than the session's idle
+          // timeout would let it (see `lobbyStartWait`).
+          _ = try connection.execute(
+            "SET LOCAL idle_in_transaction_session_timeout = '\(Self.lobbyStartWait.components.seconds + 5)s'"
+          )
           if let own {
             // Its own row first: skipped if another shard is pairing it now, or gone.
             let mine = try connection.execute(

@@ -85,6 +85,9 @@ extension Shard {
     else { return }
     let server = partition.server
     let here = address.withLock { $0 }
+    // A game started here for a player elsewhere, while that player's shard is not yet told
+    // (its row not yet marked matched and committed): ended if the pairing fails after all.
+    var untold: (game: String, x: String)?
     do throws(PartitionLeases.Failure) {
       let outcome = try lobby.join(
         partition: number, session: entrant.session, name: entrant.name, waitingAs: own
@@ -110,11 +113,19 @@ extension Shard {
         else {
           throw PartitionLeases.Failure(message: "the joining player left", isTransient: false)
         }
+        untold = (started.id, other.name)
         if let task = started.started {
-          guard Self.waitUntilDurable(partition.journal, task, within: .seconds(10)) else {
+          guard
+            Self.waitUntilDurable(
+              partition.journal, task, within: PartitionLeases.lobbyStartWait)
+          else {
             throw PartitionLeases.Failure(
               message: "game \(started.id)'s start could not be journaled", isTransient: true)
           }
+        }
+        if Self.failsLobbyAfterStart {
+          throw PartitionLeases.Failure(
+            message: "testing: the pairing fails after the start", isTransient: true)
         }
         return .elsewhere(
           game: started.id, side: "X", token: started.tokens?.x ?? "", address: here,
@@ -132,6 +143,19 @@ extension Shard {
         if let own { _ = waiting.withLock { $0.removeValue(forKey: own) } }
       }
     } catch {
+      if let (game, x) = untold {
+        // The waiting player's shard may never be told (the row was not marked matched, or
+        // that was not committed): the game ends with nobody winning, and its player here goes
+        // back to the lobby; the waiting player's row stays, or comes back with the rollback.
+        let ended = server.abandonGame(game)
+        process.log(
+          "warning: partition \(number): game \(game) of \(x) (X) v \(entrant.name) (O)"
+            + " was started, but the pairing failed after the start (\(error)): "
+            + (ended ? "the game is closed as abandoned, nobody wins, " : "the game was over, ")
+            + "and \(entrant.name) is back in the lobby; both may join again. If the database "
+            + "is away or slow, check it")
+        return
+      }
       // Gone meanwhile (it left, or closed): nothing to say.
       guard server.isQueued(entrant.session) else { return }
       // The joiner stays queued: it may `leave` and `join` again.
