@@ -343,7 +343,9 @@ extension PartitionLeases {
 
   /// Removes the rows of holders whose announcement expired (dead shards): their players'
   /// connections are gone. Rows of a dead holder are never taken anyway (``join(partition:session:name:waitingAs:pair:)``
-  /// takes only live holders' rows); this keeps the table small. Returns how many.
+  /// takes only live holders' rows); this keeps the table small. Rows another transaction
+  /// holds (a join pairing it) are skipped, never waited for: they go at a later call. Returns
+  /// how many.
   ///
   /// - Throws: ``Failure`` if the database cannot be reached or refuses.
   @discardableResult
@@ -351,10 +353,13 @@ extension PartitionLeases {
     try withConnection { connection throws(PostgresConnection.Failure) -> Int in
       let rows = try connection.execute(
         """
-        DELETE FROM unidirectional_lobby l
-        WHERE NOT EXISTS (
-          SELECT 1 FROM unidirectional_shards s
-          WHERE s.holder = l.holder AND s.expires_at > clock_timestamp())
+        DELETE FROM unidirectional_lobby
+        WHERE ticket IN (
+          SELECT l.ticket FROM unidirectional_lobby l
+          WHERE NOT EXISTS (
+            SELECT 1 FROM unidirectional_shards s
+            WHERE s.holder = l.holder AND s.expires_at > clock_timestamp())
+          FOR UPDATE SKIP LOCKED)
         RETURNING ticket
         """)
       return rows.rows.count
