@@ -46,6 +46,10 @@ extension PartitionLeases {
 
   /// A match made for a player who waited on this shard (see ``takeMatches()``).
   public struct Match: Sendable, Hashable {
+    /// The waiting player's row (its ticket): a shard delivers a match only to the player it
+    /// knows waits in that row (a session number alone may be another player's, in a game
+    /// server that took its partition back since).
+    public let ticket: Int64
     /// The partition of the game server that holds its session.
     public let partition: Int
     /// Its session there.
@@ -305,17 +309,19 @@ extension PartitionLeases {
       let rows = try connection.execute(
         """
         DELETE FROM unidirectional_lobby WHERE holder = $1 AND game IS NOT NULL
-        RETURNING partition::text, session::text, game, side, token, address, opponent
+        RETURNING partition::text, session::text, game, side, token, address, opponent,
+          ticket::text
         """, [.text(holder)])
       return rows.rows.compactMap { row -> Match? in
         guard let partition = row[0].flatMap(Self.integer),
-          let session = row[1].flatMap(Self.integer)
+          let session = row[1].flatMap(Self.integer), let ticket = row[7].flatMap(Self.integer)
         else { return nil }
         func text(_ index: Int) -> String {
           row[index].map { String(decoding: $0, as: UTF8.self) } ?? ""
         }
         return Match(
-          partition: Int(partition), session: Int(session), game: text(2), side: text(3),
+          ticket: ticket, partition: Int(partition), session: Int(session), game: text(2),
+          side: text(3),
           token: text(4), address: text(5), opponent: text(6))
       }
     }

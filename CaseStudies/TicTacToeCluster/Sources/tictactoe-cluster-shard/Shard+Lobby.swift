@@ -217,13 +217,13 @@ extension Shard {
   }
 
   private func deliver(_ match: PartitionLeases.Match) {
-    waiting.withLock { waiting in
-      for (ticket, player) in waiting
-      where player.partition == match.partition && player.entrant.session == match.session {
-        waiting[ticket] = nil
-      }
-    }
-    guard let partition = served.withLock({ $0[match.partition] }),
+    // Only to the player known to wait in that row, in the game server of the epoch it joined
+    // under: a partition dropped and taken back has a new game server, whose session numbers
+    // start again at 1 (the match would go to another player).
+    let player = waiting.withLock { $0.removeValue(forKey: match.ticket) }
+    guard let player, player.partition == match.partition,
+      player.entrant.session == match.session,
+      let partition = served(match.partition, epoch: player.epoch),
       let name = partition.server.takeQueued(match.session),
       let (key, route) = routes.withLock({ routes in
         routes.first { $0.value.partition === partition && $0.value.session == match.session }

@@ -80,6 +80,8 @@ import Testing
           "\($0.partition) \($0.session) \($0.game) \($0.side) \($0.token) \($0.address) \($0.opponent)"
         }
           == ["0 1 g1-p3-0 X t0k 127.0.0.1:1 Bob"])
+      // With its row's ticket: the shard delivers it only to the player it knows waits there.
+      #expect(matches.map(\.ticket) == [ann])
       #expect(try a.takeMatches().isEmpty)
       #expect(try Self.rows(server).isEmpty)
     }
