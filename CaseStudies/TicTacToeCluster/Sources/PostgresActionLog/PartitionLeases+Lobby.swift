@@ -42,6 +42,10 @@ extension PartitionLeases {
     /// Nobody was waiting (or, for a player already waiting, nobody older was free): the player
     /// waits in row `ticket`.
     case waiting(ticket: Int64)
+    /// A player already waiting (`waitingAs`) whose row is gone, neither matched nor held by
+    /// another join (removed as a dead holder's, or lost with a crash of PostgreSQL): nothing
+    /// was done; the caller joins it again as new, once it has read the matches made for it.
+    case rowGone(ticket: Int64)
   }
 
   /// A match made for a player who waited on this shard (see ``takeMatches()``).
@@ -216,8 +220,12 @@ extension PartitionLeases {
               FOR UPDATE SKIP LOCKED
               """, [.text(String(own))])
             if mine.rows.isEmpty {
+              // Held by another join, or matched: it waits on. Gone: it must join again.
+              let there = try connection.execute(
+                "SELECT 1 FROM unidirectional_lobby WHERE ticket = $1::bigint",
+                [.text(String(own))])
               _ = try connection.execute("ROLLBACK")
-              return .waiting(ticket: own)
+              return there.rows.isEmpty ? .rowGone(ticket: own) : .waiting(ticket: own)
             }
           }
           let rows = try connection.execute(

@@ -139,6 +139,10 @@ extension Shard {
               partition: number, epoch: epoch, entrant: entrant, since: .now)
           }
         }
+      case .rowGone(let ticket):
+        // Not joined again here: the row may be gone because its match was just read, and
+        // the lease thread delivers that first (`requeueLostRows`).
+        waiting.withLock { $0[ticket]?.hasLostRow = true }
       case .paired:
         if let own { _ = waiting.withLock { $0.removeValue(forKey: own) } }
       }
@@ -214,6 +218,28 @@ extension Shard {
   func deliverMatches() throws(PartitionLeases.Failure) {
     let matches = try leases.takeMatches()
     for match in matches { deliver(match) }
+    requeueLostRows()
+  }
+
+  /// Joins again, as new, the waiting players whose rows were found gone: after the matches
+  /// read above were delivered, so a row gone because its match was read is never replaced
+  /// (its player is no longer waiting).
+  private func requeueLostRows() {
+    let lost = waiting.withLock { waiting -> [WaitingPlayer] in
+      let lost = waiting.filter(\.value.hasLostRow)
+      for ticket in lost.keys { waiting[ticket] = nil }
+      return Array(lost.values)
+    }
+    for player in lost {
+      process.log(
+        "warning: partition \(player.partition): the lobby row of session "
+          + "\(player.entrant.session) (\(player.entrant.name)) was gone (a database crash, or "
+          + "this shard's announcement expired); it joins again")
+      lobbyQueue.async { [self] in
+        matchmake(
+          player.entrant, partition: player.partition, epoch: player.epoch, waitingAs: nil)
+      }
+    }
   }
 
   private func deliver(_ match: PartitionLeases.Match) {

@@ -173,6 +173,27 @@ import TicTacToeServerCore
     }
   }
 
+  @Test func aWaitingPlayerWhoseRowIsGoneWaitsAgainAndIsMatched() async throws {
+    try await ThrowawayPostgres.with { postgres in
+      let (a, b) = try Self.twoShards(postgres)
+      let ann = try ClusterPlayer(port: a.port)
+      ann.join(as: "Ann")
+      #expect(try Self.waitForLobby(postgres.connectionString) { $0.map(\.name) == ["Ann"] })
+      // Her row is lost (as with a crash of PostgreSQL): a's retry finds it gone, and she
+      // waits in a new row.
+      let connection = try PostgresConnection(postgres.connectionString)
+      _ = try connection.execute("DELETE FROM unidirectional_lobby")
+      #expect(try Self.waitForLobby(postgres.connectionString) { $0.map(\.name) == ["Ann"] })
+      #expect(try ClusterShardTests.waitForLog(a, "(Ann) was gone"))
+      // Bob, joining on b, meets her.
+      let bob = try ClusterPlayer(port: b.port)
+      bob.join(as: "Bob")
+      try bob.awaitSeat()
+      let seat = try ann.read(until: Self.isType("seat"))
+      #expect(seat["game"] as? String == bob.game && seat["you"] as? String == "X")
+    }
+  }
+
   @Test func aDeadShardsWaitingPlayerIsNeverMatched() async throws {
     try await ThrowawayPostgres.with { postgres in
       let (a, b) = try Self.twoShards(postgres)

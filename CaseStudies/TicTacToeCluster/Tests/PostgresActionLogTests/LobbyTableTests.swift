@@ -118,6 +118,40 @@ import Testing
     }
   }
 
+  @Test func aRetryWhoseRowIsGoneSaysSoAndOneWhoseRowIsHeldWaitsOn() async throws {
+    try await ThrowawayPostgres.with { server in
+      let a = try Self.holder("a", server)
+      let ann = try #require(
+        Self.ticket(
+          try a.join(partition: 0, session: 1, name: "Ann") { _ throws(PartitionLeases.Failure) in
+            Issue.record("nobody waits: nothing to pair")
+            return .gone
+          }))
+      let connection = try PostgresConnection(server.connectionString)
+      // Held by another join: it waits on.
+      _ = try connection.execute("BEGIN")
+      _ = try connection.execute(
+        "SELECT ticket FROM unidirectional_lobby WHERE ticket = $1::bigint FOR UPDATE",
+        [.text(String(ann))])
+      let held = try a.join(partition: 0, session: 1, name: "Ann", waitingAs: ann) {
+        _ throws(PartitionLeases.Failure) in
+        Issue.record("its own row is held: nothing to pair")
+        return .gone
+      }
+      #expect(held == .waiting(ticket: ann))
+      _ = try connection.execute("ROLLBACK")
+      // Gone (a purge, a crash of PostgreSQL): said so, and nothing is inserted.
+      _ = try connection.execute("DELETE FROM unidirectional_lobby")
+      let gone = try a.join(partition: 0, session: 1, name: "Ann", waitingAs: ann) {
+        _ throws(PartitionLeases.Failure) in
+        Issue.record("its own row is gone: nothing to pair")
+        return .gone
+      }
+      #expect(gone == .rowGone(ticket: ann))
+      #expect(try Self.rows(server).isEmpty)
+    }
+  }
+
   @Test func aDeadHoldersRowIsNeverTakenAndIsPurged() async throws {
     try await ThrowawayPostgres.with { server in
       let b = try Self.holder("b", server)
