@@ -42,10 +42,18 @@ extension PartitionLeases {
     /// Nobody was waiting (or, for a player already waiting, nobody older was free): the player
     /// waits in row `ticket`.
     case waiting(ticket: Int64)
+    /// A player already waiting (`waitingAs`) whose row is gone, neither matched nor held by
+    /// another join (removed as a dead holder's, or lost with a crash of PostgreSQL): nothing
+    /// was done; the caller joins it again as new, once it has read the matches made for it.
+    case rowGone(ticket: Int64)
   }
 
   /// A match made for a player who waited on this shard (see ``takeMatches()``).
   public struct Match: Sendable, Hashable {
+    /// The waiting player's row (its ticket): a shard delivers a match only to the player it
+    /// knows waits in that row (a session number alone may be another player's, in a game
+    /// server that took its partition back since).
+    public let ticket: Int64
     /// The partition of the game server that holds its session.
     public let partition: Int
     /// Its session there.
@@ -61,6 +69,12 @@ extension PartitionLeases {
     /// Its opponent's name.
     public let opponent: String
   }
+
+  /// How long a pairing may wait, in ``join(partition:session:name:waitingAs:pair:)``'s
+  /// transaction, for a game's start to be durable. The transaction sets its session's idle
+  /// timeout to more than this (the lobby connection's is half a lease otherwise), so that
+  /// PostgreSQL never ends the session, and frees the row, while a start is awaited.
+  public static let lobbyStartWait = Duration.seconds(10)
 
   /// The statement that creates the lobby table (idempotent).
   static let lobbySchema = """
@@ -193,6 +207,11 @@ extension PartitionLeases {
       while true {
         _ = try connection.execute("BEGIN")
         do throws(PostgresConnection.Failure) {
+          // `pair` may wait for a start with the row locked: longer than the session's idle
+          // timeout would let it (see `lobbyStartWait`).
+          _ = try connection.execute(
+            "SET LOCAL idle_in_transaction_session_timeout = '\(Self.lobbyStartWait.components.seconds + 5)s'"
+          )
           if let own {
             // Its own row first: skipped if another shard is pairing it now, or gone.
             let mine = try connection.execute(
@@ -201,8 +220,12 @@ extension PartitionLeases {
               FOR UPDATE SKIP LOCKED
               """, [.text(String(own))])
             if mine.rows.isEmpty {
+              // Held by another join, or matched: it waits on. Gone: it must join again.
+              let there = try connection.execute(
+                "SELECT 1 FROM unidirectional_lobby WHERE ticket = $1::bigint",
+                [.text(String(own))])
               _ = try connection.execute("ROLLBACK")
-              return .waiting(ticket: own)
+              return there.rows.isEmpty ? .rowGone(ticket: own) : .waiting(ticket: own)
             }
           }
           let rows = try connection.execute(
@@ -294,17 +317,19 @@ extension PartitionLeases {
       let rows = try connection.execute(
         """
         DELETE FROM unidirectional_lobby WHERE holder = $1 AND game IS NOT NULL
-        RETURNING partition::text, session::text, game, side, token, address, opponent
+        RETURNING partition::text, session::text, game, side, token, address, opponent,
+          ticket::text
         """, [.text(holder)])
       return rows.rows.compactMap { row -> Match? in
         guard let partition = row[0].flatMap(Self.integer),
-          let session = row[1].flatMap(Self.integer)
+          let session = row[1].flatMap(Self.integer), let ticket = row[7].flatMap(Self.integer)
         else { return nil }
         func text(_ index: Int) -> String {
           row[index].map { String(decoding: $0, as: UTF8.self) } ?? ""
         }
         return Match(
-          partition: Int(partition), session: Int(session), game: text(2), side: text(3),
+          ticket: ticket, partition: Int(partition), session: Int(session), game: text(2),
+          side: text(3),
           token: text(4), address: text(5), opponent: text(6))
       }
     }
@@ -332,7 +357,9 @@ extension PartitionLeases {
 
   /// Removes the rows of holders whose announcement expired (dead shards): their players'
   /// connections are gone. Rows of a dead holder are never taken anyway (``join(partition:session:name:waitingAs:pair:)``
-  /// takes only live holders' rows); this keeps the table small. Returns how many.
+  /// takes only live holders' rows); this keeps the table small. Rows another transaction
+  /// holds (a join pairing it) are skipped, never waited for: they go at a later call. Returns
+  /// how many.
   ///
   /// - Throws: ``Failure`` if the database cannot be reached or refuses.
   @discardableResult
@@ -340,10 +367,13 @@ extension PartitionLeases {
     try withConnection { connection throws(PostgresConnection.Failure) -> Int in
       let rows = try connection.execute(
         """
-        DELETE FROM unidirectional_lobby l
-        WHERE NOT EXISTS (
-          SELECT 1 FROM unidirectional_shards s
-          WHERE s.holder = l.holder AND s.expires_at > clock_timestamp())
+        DELETE FROM unidirectional_lobby
+        WHERE ticket IN (
+          SELECT l.ticket FROM unidirectional_lobby l
+          WHERE NOT EXISTS (
+            SELECT 1 FROM unidirectional_shards s
+            WHERE s.holder = l.holder AND s.expires_at > clock_timestamp())
+          FOR UPDATE SKIP LOCKED)
         RETURNING ticket
         """)
       return rows.rows.count

@@ -92,9 +92,6 @@ extension Shard {
   /// One round: announce, renew, share.
   private func round() throws(PartitionLeases.Failure) {
     try leases.announce(address: address.withLock { $0 })
-    // Rows of dead shards: never taken (joins take live shards' rows only); removed here.
-    let purged = try leases.purgeLobby()
-    if purged > 0 { process.log("lobby: \(purged) rows of shards no longer live removed") }
     for partition in served.withLock({ Array($0.values) }) {
       let lease = partition.lease.withLock { $0 }
       guard ContinuousClock.now < lease.validUntil else { continue }  // checkPartitions drops it
@@ -107,6 +104,10 @@ extension Shard {
             + "lengthen --lease or look at this machine's pauses", release: false)
       }
     }
+    // Rows of dead shards: never taken (joins take live shards' rows only); removed here,
+    // after the renewals, and skipping rows a join holds (a lease thread never waits on one).
+    let purged = try leases.purgeLobby()
+    if purged > 0 { process.log("lobby: \(purged) rows of shards no longer live removed") }
     let survey = try leases.survey()
     let live = survey.liveHolders.union([options.name]).count
     let count = options.partitions

@@ -85,6 +85,9 @@ extension Shard {
     else { return }
     let server = partition.server
     let here = address.withLock { $0 }
+    // A game started here for a player elsewhere, while that player's shard is not yet told
+    // (its row not yet marked matched and committed): ended if the pairing fails after all.
+    var untold: (game: String, x: String)?
     do throws(PartitionLeases.Failure) {
       let outcome = try lobby.join(
         partition: number, session: entrant.session, name: entrant.name, waitingAs: own
@@ -110,11 +113,19 @@ extension Shard {
         else {
           throw PartitionLeases.Failure(message: "the joining player left", isTransient: false)
         }
+        untold = (started.id, other.name)
         if let task = started.started {
-          guard Self.waitUntilDurable(partition.journal, task, within: .seconds(10)) else {
+          guard
+            Self.waitUntilDurable(
+              partition.journal, task, within: PartitionLeases.lobbyStartWait)
+          else {
             throw PartitionLeases.Failure(
               message: "game \(started.id)'s start could not be journaled", isTransient: true)
           }
+        }
+        if Self.failsLobbyAfterStart {
+          throw PartitionLeases.Failure(
+            message: "testing: the pairing fails after the start", isTransient: true)
         }
         return .elsewhere(
           game: started.id, side: "X", token: started.tokens?.x ?? "", address: here,
@@ -128,10 +139,27 @@ extension Shard {
               partition: number, epoch: epoch, entrant: entrant, since: .now)
           }
         }
+      case .rowGone(let ticket):
+        // Not joined again here: the row may be gone because its match was just read, and
+        // the lease thread delivers that first (`requeueLostRows`).
+        waiting.withLock { $0[ticket]?.hasLostRow = true }
       case .paired:
         if let own { _ = waiting.withLock { $0.removeValue(forKey: own) } }
       }
     } catch {
+      if let (game, x) = untold {
+        // The waiting player's shard may never be told (the row was not marked matched, or
+        // that was not committed): the game ends with nobody winning, and its player here goes
+        // back to the lobby; the waiting player's row stays, or comes back with the rollback.
+        let ended = server.abandonGame(game)
+        process.log(
+          "warning: partition \(number): game \(game) of \(x) (X) v \(entrant.name) (O)"
+            + " was started, but the pairing failed after the start (\(error)): "
+            + (ended ? "the game is closed as abandoned, nobody wins, " : "the game was over, ")
+            + "and \(entrant.name) is back in the lobby; both may join again. If the database "
+            + "is away or slow, check it")
+        return
+      }
       // Gone meanwhile (it left, or closed): nothing to say.
       guard server.isQueued(entrant.session) else { return }
       // The joiner stays queued: it may `leave` and `join` again.
@@ -190,16 +218,38 @@ extension Shard {
   func deliverMatches() throws(PartitionLeases.Failure) {
     let matches = try leases.takeMatches()
     for match in matches { deliver(match) }
+    requeueLostRows()
+  }
+
+  /// Joins again, as new, the waiting players whose rows were found gone: after the matches
+  /// read above were delivered, so a row gone because its match was read is never replaced
+  /// (its player is no longer waiting).
+  private func requeueLostRows() {
+    let lost = waiting.withLock { waiting -> [WaitingPlayer] in
+      let lost = waiting.filter(\.value.hasLostRow)
+      for ticket in lost.keys { waiting[ticket] = nil }
+      return Array(lost.values)
+    }
+    for player in lost {
+      process.log(
+        "warning: partition \(player.partition): the lobby row of session "
+          + "\(player.entrant.session) (\(player.entrant.name)) was gone (a database crash, or "
+          + "this shard's announcement expired); it joins again")
+      lobbyQueue.async { [self] in
+        matchmake(
+          player.entrant, partition: player.partition, epoch: player.epoch, waitingAs: nil)
+      }
+    }
   }
 
   private func deliver(_ match: PartitionLeases.Match) {
-    waiting.withLock { waiting in
-      for (ticket, player) in waiting
-      where player.partition == match.partition && player.entrant.session == match.session {
-        waiting[ticket] = nil
-      }
-    }
-    guard let partition = served.withLock({ $0[match.partition] }),
+    // Only to the player known to wait in that row, in the game server of the epoch it joined
+    // under: a partition dropped and taken back has a new game server, whose session numbers
+    // start again at 1 (the match would go to another player).
+    let player = waiting.withLock { $0.removeValue(forKey: match.ticket) }
+    guard let player, player.partition == match.partition,
+      player.entrant.session == match.session,
+      let partition = served(match.partition, epoch: player.epoch),
       let name = partition.server.takeQueued(match.session),
       let (key, route) = routes.withLock({ routes in
         routes.first { $0.value.partition === partition && $0.value.session == match.session }

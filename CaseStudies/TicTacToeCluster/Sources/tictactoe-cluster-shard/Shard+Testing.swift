@@ -14,8 +14,15 @@ import Foundation
 // - TICTACTOE_SHARD_TESTING_HOLD=PATH: PATH is a FIFO. A round that starts while PATH.armed
 //   exists removes it, logs "testing: a journal round is held", and waits until a byte is
 //   written to the FIFO.
+// - TICTACTOE_SHARD_TESTING_FAIL_LOBBY_AFTER_START=1: a pairing with a player elsewhere fails
+//   just after the game's start is durable (as when the lobby's UPDATE or COMMIT fails then),
+//   for the test that checks such a game is ended and its player told (`ClusterLobbyTests`).
 
 extension Shard {
+  /// Whether TICTACTOE_SHARD_TESTING_FAIL_LOBBY_AFTER_START is set (see above).
+  static let failsLobbyAfterStart =
+    ProcessInfo.processInfo.environment["TICTACTOE_SHARD_TESTING_FAIL_LOBBY_AFTER_START"] == "1"
+
   /// Installs the switches above if the environment sets them.
   func installTestingHooks() {
     let environment = ProcessInfo.processInfo.environment

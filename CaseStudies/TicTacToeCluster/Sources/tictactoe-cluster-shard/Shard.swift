@@ -18,6 +18,9 @@ final class Shard: Sendable {
     let entrant: Lobby.Entrant
     /// When it started waiting, on this shard's clock.
     let since: ContinuousClock.Instant
+    /// Its row was found gone (``PartitionLeases/JoinOutcome/rowGone(ticket:)``): it joins
+    /// again once the matches made for it were read.
+    var hasLostRow = false
   }
 
   /// A `join` a game server handed to the shard, not yet paired nor in the lobby table.

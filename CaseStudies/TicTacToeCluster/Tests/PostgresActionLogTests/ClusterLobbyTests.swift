@@ -138,6 +138,62 @@ import TicTacToeServerCore
     }
   }
 
+  @Test func aGameWhoseXCannotBeToldIsEndedAndOIsSentBackToTheLobby() async throws {
+    try await ThrowawayPostgres.with { postgres in
+      let tables = ClusterTables(connectionString: postgres.connectionString)
+      let a = try ClusterShard(
+        name: "a", database: postgres.connectionString, partitions: 8, lease: 3)
+      // On b, a pairing with a player elsewhere fails once the game's start is durable, as when
+      // the lobby's UPDATE or COMMIT fails then.
+      let b = try ClusterShard(
+        name: "b", database: postgres.connectionString, partitions: 8, lease: 3,
+        environment: ["TICTACTOE_SHARD_TESTING_FAIL_LOBBY_AFTER_START": "1"])
+      #expect(
+        try tables.waitForLeases {
+          $0.count == 8 && ClusterShardTests.count($0, "a") == 4
+            && ClusterShardTests.count($0, "b") == 4
+        })
+      let ann = try ClusterPlayer(port: a.port)
+      ann.join(as: "Ann")
+      #expect(try Self.waitForLobby(postgres.connectionString) { $0.map(\.name) == ["Ann"] })
+      // Bob takes Ann's row on b: the game starts (Bob seated as O), then the pairing fails.
+      let bob = try ClusterPlayer(port: b.port)
+      bob.join(as: "Bob")
+      try bob.awaitSeat()
+      #expect(bob.side == "O")
+      // Bob is sent back to the lobby, as after a game's end.
+      let back = try bob.read(until: Self.isType("session"))
+      #expect(back["phase"] as? String == "lobby")
+      // The game is ended in its journal (nobody won: it has no move), and Ann waits on.
+      #expect(try tables.journal(ofGame: bob.game, partitions: 8).ended.contains(bob.game))
+      #expect(try tables.journal(ofGame: bob.game, partitions: 8).moves.isEmpty)
+      #expect(try Self.waitForLobby(postgres.connectionString) { $0.map(\.name) == ["Ann"] })
+      #expect(b.log.contains("game \(bob.game) closed as abandoned"))
+      #expect(b.log.contains("the pairing failed after the start"))
+    }
+  }
+
+  @Test func aWaitingPlayerWhoseRowIsGoneWaitsAgainAndIsMatched() async throws {
+    try await ThrowawayPostgres.with { postgres in
+      let (a, b) = try Self.twoShards(postgres)
+      let ann = try ClusterPlayer(port: a.port)
+      ann.join(as: "Ann")
+      #expect(try Self.waitForLobby(postgres.connectionString) { $0.map(\.name) == ["Ann"] })
+      // Her row is lost (as with a crash of PostgreSQL): a's retry finds it gone, and she
+      // waits in a new row.
+      let connection = try PostgresConnection(postgres.connectionString)
+      _ = try connection.execute("DELETE FROM unidirectional_lobby")
+      #expect(try Self.waitForLobby(postgres.connectionString) { $0.map(\.name) == ["Ann"] })
+      #expect(try ClusterShardTests.waitForLog(a, "(Ann) was gone"))
+      // Bob, joining on b, meets her.
+      let bob = try ClusterPlayer(port: b.port)
+      bob.join(as: "Bob")
+      try bob.awaitSeat()
+      let seat = try ann.read(until: Self.isType("seat"))
+      #expect(seat["game"] as? String == bob.game && seat["you"] as? String == "X")
+    }
+  }
+
   @Test func aDeadShardsWaitingPlayerIsNeverMatched() async throws {
     try await ThrowawayPostgres.with { postgres in
       let (a, b) = try Self.twoShards(postgres)

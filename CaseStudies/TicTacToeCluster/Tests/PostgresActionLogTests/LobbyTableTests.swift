@@ -80,6 +80,8 @@ import Testing
           "\($0.partition) \($0.session) \($0.game) \($0.side) \($0.token) \($0.address) \($0.opponent)"
         }
           == ["0 1 g1-p3-0 X t0k 127.0.0.1:1 Bob"])
+      // With its row's ticket: the shard delivers it only to the player it knows waits there.
+      #expect(matches.map(\.ticket) == [ann])
       #expect(try a.takeMatches().isEmpty)
       #expect(try Self.rows(server).isEmpty)
     }
@@ -116,6 +118,40 @@ import Testing
     }
   }
 
+  @Test func aRetryWhoseRowIsGoneSaysSoAndOneWhoseRowIsHeldWaitsOn() async throws {
+    try await ThrowawayPostgres.with { server in
+      let a = try Self.holder("a", server)
+      let ann = try #require(
+        Self.ticket(
+          try a.join(partition: 0, session: 1, name: "Ann") { _ throws(PartitionLeases.Failure) in
+            Issue.record("nobody waits: nothing to pair")
+            return .gone
+          }))
+      let connection = try PostgresConnection(server.connectionString)
+      // Held by another join: it waits on.
+      _ = try connection.execute("BEGIN")
+      _ = try connection.execute(
+        "SELECT ticket FROM unidirectional_lobby WHERE ticket = $1::bigint FOR UPDATE",
+        [.text(String(ann))])
+      let held = try a.join(partition: 0, session: 1, name: "Ann", waitingAs: ann) {
+        _ throws(PartitionLeases.Failure) in
+        Issue.record("its own row is held: nothing to pair")
+        return .gone
+      }
+      #expect(held == .waiting(ticket: ann))
+      _ = try connection.execute("ROLLBACK")
+      // Gone (a purge, a crash of PostgreSQL): said so, and nothing is inserted.
+      _ = try connection.execute("DELETE FROM unidirectional_lobby")
+      let gone = try a.join(partition: 0, session: 1, name: "Ann", waitingAs: ann) {
+        _ throws(PartitionLeases.Failure) in
+        Issue.record("its own row is gone: nothing to pair")
+        return .gone
+      }
+      #expect(gone == .rowGone(ticket: ann))
+      #expect(try Self.rows(server).isEmpty)
+    }
+  }
+
   @Test func aDeadHoldersRowIsNeverTakenAndIsPurged() async throws {
     try await ThrowawayPostgres.with { server in
       let b = try Self.holder("b", server)
@@ -130,6 +166,13 @@ import Testing
         return .gone
       }
       #expect(Self.ticket(outcome) != nil)
+      // A row another transaction holds (a join pairing it) is skipped, not waited for: the
+      // lease thread that purges must never stall on it.
+      _ = try connection.execute("BEGIN")
+      _ = try connection.execute(
+        "SELECT ticket FROM unidirectional_lobby WHERE holder = 'c' FOR UPDATE")
+      #expect(try b.purgeLobby() == 0)
+      _ = try connection.execute("ROLLBACK")
       #expect(try b.purgeLobby() == 1)
       #expect(try Self.rows(server) == ["b:1:Bob:-"])
     }

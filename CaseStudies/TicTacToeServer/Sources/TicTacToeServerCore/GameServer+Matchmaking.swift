@@ -139,4 +139,37 @@ extension GameServer {
     if !seated.isEmpty { seat(seated, in: game, after: started) }
     return StartedGame(id: id, tokens: tokens, started: started)
   }
+
+  /// Ends a game ``startGame(x:o:)`` started whose remote player can no longer be told of it
+  /// (the matchmaker failed after the start): nobody wins. It is journaled as ended, as a game
+  /// closed as abandoned is (it has no outcome: no win is counted, and a replay closes it too),
+  /// and each player seated here goes back to the lobby, as after a game's end (a `session`
+  /// frame, phase `lobby`). A `rejoin` to it is then refused (`unknown-game`).
+  ///
+  /// - Parameter id: The game.
+  /// - Returns: Whether the game was on here (it was not if it ended already).
+  @discardableResult
+  public func abandonGame(_ id: String) -> Bool {
+    guard let game = games.withLock({ $0.removeValue(forKey: id) }) else { return false }
+    if let journal {
+      let ended = journal.store.send(.ended(game: id))
+      game.lastJournalTask.withLock { $0 = ended }
+    }
+    game.keeper.withLock { $0 }?.cancel()
+    let seats = game.seats.withLock { seats in
+      defer { seats = GameEntry.Seats() }
+      return seats
+    }
+    for seat in [seats.x, seats.o].compactMap({ $0 }) {
+      let wasSeated = seat.entry.withLock { fields -> Bool in
+        guard fields.game === game else { return false }
+        fields.game = nil
+        fields.player = nil
+        return true
+      }
+      if wasSeated { seat.entry.store.send(.gameEnded) }
+    }
+    configuration.log?("game \(id) closed as abandoned: its other player could not be told")
+    return true
+  }
 }

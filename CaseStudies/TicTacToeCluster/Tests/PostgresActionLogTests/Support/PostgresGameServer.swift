@@ -155,6 +155,8 @@ struct StoredJournal {
   var moves: [Move: Int] = [:]
   /// Each game's moves, in journal order, as `GameRoom` actions.
   var games: [String: [GameRoom.Action]] = [:]
+  /// The games whose end is journaled.
+  var ended: Set<String> = []
 
   struct Move: Hashable, CustomStringConvertible {
     var game: String
@@ -182,6 +184,7 @@ struct StoredJournal {
     if let error = log.error { throw error }
     var stored = StoredJournal()
     for entry in log.entries {
+      if case .ended(let game) = entry.action { stored.ended.insert(game) }
       guard case .room(let game, let action, _) = entry.action else { continue }
       stored.games[game, default: []].append(action.roomAction)
       if case .move(let player, let cell, let seq) = action {
