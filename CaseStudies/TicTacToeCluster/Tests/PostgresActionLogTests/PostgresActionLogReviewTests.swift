@@ -98,22 +98,30 @@ import Unidirectional
         Issue.record("expected unavailable, got \(String(describing: error))")
         return
       }
-      // wall-clock: when the first attempt failed, to show the backoff between the next ones.
-      let failed = ContinuousClock.now
-      // wall-clock: a failure bound; a passing run goes on once the fourth attempt happened.
-      let deadline = failed + .seconds(120)
-      var attempts = 0
-      // wall-clock: the failure bound above; the loop ends on the database's count.
-      while attempts < 4, ContinuousClock.now < deadline {
-        attempts =
-          try admin.execute("SELECT last_value FROM attempts").rows.first?[0]
+      // The backoff is measured from the database's count of attempts, not from when the
+      // error reached this test (a loaded machine can deliver it after later attempts): from a
+      // moment the count was read as `first`, three more attempts need at least two backoffs
+      // after the next attempt, which cannot have happened before the read.
+      func attemptsSoFar() throws -> Int {
+        try admin.execute("SELECT last_value FROM attempts").rows.first?[0]
           .flatMap(PostgresActionLogDatabase.integer) ?? 0
+      }
+      // wall-clock: taken before the read, so every attempt after `first` comes after it.
+      let before = ContinuousClock.now
+      let first = try attemptsSoFar()
+      // wall-clock: a failure bound; a passing run goes on once three more attempts happened.
+      let deadline = before + .seconds(120)
+      var attempts = first
+      // wall-clock: the failure bound above; the loop ends on the database's count.
+      while attempts < first + 3, ContinuousClock.now < deadline {
+        attempts = try attemptsSoFar()
         // wall-clock: the pace of reading that count, not a condition of the test.
         try await Task.sleep(for: .milliseconds(20))
       }
-      // Three more attempts after the first need three backoffs of 2 s each.
+      #expect(attempts >= first + 3, "the log stopped retrying")
+      // Attempts first + 2 and first + 3 each came a backoff (2 s) after the one before.
       // wall-clock: a lower bound on time, which a loaded machine can only lengthen.
-      #expect(ContinuousClock.now - failed >= .seconds(4), "retried without backing off")
+      #expect(ContinuousClock.now - before >= .seconds(4), "retried without backing off")
       #expect(messages.all.contains { $0.contains("unavailable") }, "the operator was not told")
 
       _ = try admin.execute("DROP TRIGGER refuse ON unidirectional_log_lines")
