@@ -98,7 +98,9 @@ extension PartitionLeases {
     try withConnection { connection throws(PostgresConnection.Failure) in
       isLobby = true
       _ = try connection.execute("SET synchronous_commit TO off")
-      _ = try connection.execute(Self.lobbySchema)
+      // Under the creators' advisory lock: shards starting together on a new database would
+      // otherwise race `CREATE TABLE IF NOT EXISTS` (a CI run of run-cluster.sh lost two).
+      try PostgresActionLogDatabase.createTables([Self.lobbySchema], on: connection)
       _ = try connection.execute(
         "DELETE FROM unidirectional_lobby WHERE holder = $1", [.text(holder)])
     }
