@@ -22,8 +22,8 @@ extension DurableActionLog: CommitParticipant {
       retryLater(batch, failure)
       return
     }
-    let (ready, isNewFailure) = storage.withLock { storage -> ([Waiter], Bool) in
-      if let failure {
+    if let failure {
+      let (ready, isNew) = storage.withLock { storage -> ([Waiter], Bool) in
         let isNew = storage.failure == nil
         storage.failure = storage.failure ?? failure
         // The sink's state is unknown now: write nothing more to it.
@@ -32,16 +32,15 @@ extension DurableActionLog: CommitParticipant {
         defer { storage.waiters = [] }
         return (storage.waiters, isNew)
       }
-      storage.durableThrough = batch.through
-      let ready = storage.waiters.filter { $0.through <= batch.through }
-      storage.waiters.removeAll { $0.through <= batch.through }
-      return (ready, false)
+      if isNew {
+        writeToStandardError("Unidirectional: the durable action log stopped: \(failure)\n")
+      }
+      for waiter in ready { waiter.resume(failure) }
+      return
     }
-    if isNewFailure, let failure {
-      writeToStandardError("Unidirectional: the durable action log stopped: \(failure)\n")
-    }
-    for waiter in ready { waiter.resume(failure) }
-    guard failure == nil else { return }
+    // Snapshots first, acknowledgements after: once an entry is acknowledged, the snapshot due
+    // with it is on its storage, so a log closed and opened again (a restart, a test) never
+    // races its predecessor's last snapshot. The next round waits for this thread anyway.
     for snapshot in batch.snapshots {
       do throws(ActionLogError) {
         try snapshot()
@@ -50,6 +49,14 @@ extension DurableActionLog: CommitParticipant {
         writeToStandardError("Unidirectional: a snapshot of the action log failed: \(error)\n")
       }
     }
+    let ready = storage.withLock { storage -> [Waiter] in
+      storage.durableThrough = batch.through
+      storage.isHeaderDurable = true
+      let ready = storage.waiters.filter { $0.through <= batch.through }
+      storage.waiters.removeAll { $0.through <= batch.through }
+      return ready
+    }
+    for waiter in ready { waiter.resume(nil) }
   }
 
   /// The sink could not reach its storage and kept nothing of `batch`: its lines go back in

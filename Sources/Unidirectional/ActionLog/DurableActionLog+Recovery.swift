@@ -74,6 +74,10 @@ extension DurableActionLog where Action: Decodable {
     guard let data = FileManager.default.contents(atPath: path) else {
       throw ActionLogError(path: path, line: nil, reason: .fileError("no such file"))
     }
+    // A process killed while it wrote a snapshot left its temporary file; nothing else removes it.
+    if let snapshotPath {
+      AtomicFile.removeStaleTemporaries(of: snapshotPath, followingLinks: false)
+    }
     let actionType = String(reflecting: Action.self)
     // Before its first flush, a log may hold nothing whole, not even its header: then nothing
     // was acknowledged, and it starts again.

@@ -5,13 +5,16 @@ extension DurableActionLog {
   /// after ``requestSnapshot()``) writes a snapshot of the state to `path`, so that recovery
   /// replays only the entries after it.
   ///
-  /// A snapshot is written once the entries it covers are durable, atomically (a temporary
-  /// file, `fsync`, `rename` over `path`, `fsync` of the directory): a crash leaves the
-  /// previous snapshot or the new one, never a torn one, and never one ahead of the log. It
-  /// records the sequence it covers and where the log's next entry starts, so recovery reads
-  /// only the log's tail. The log itself is kept whole: it remains a full history for
-  /// ``ActionLog`` replays and audits. A failed snapshot is reported on standard error and
-  /// costs nothing but a longer recovery.
+  /// A snapshot is written once the entries it covers are durable, and before they are
+  /// acknowledged: when ``waitUntilDurable(_:)`` returns, the snapshot due with those entries is
+  /// written (or its failure reported). It is written atomically (a temporary file of its own,
+  /// `fsync`, `rename` over `path`, `fsync` of the directory): a crash leaves the previous
+  /// snapshot or the new one, never a torn one, and never one ahead of the log; two logs
+  /// writing it at once leave one's whole. A symbolic link at `path` is replaced, never written
+  /// through. It records the sequence it covers and where the log's next entry starts, so
+  /// recovery reads only the log's tail. The log itself is kept whole: it remains a full
+  /// history for ``ActionLog`` replays and audits. A failed snapshot is reported on standard
+  /// error and costs nothing but a longer recovery.
   ///
   /// - Parameters:
   ///   - path: The snapshot file, replaced by each snapshot.
@@ -41,8 +44,8 @@ extension DurableActionLog {
   /// whose sink keeps snapshots itself, such as a database table.
   ///
   /// `write` runs on the committer's thread once the entries the snapshot covers are durable,
-  /// so a snapshot is never ahead of the log. Keep only the latest snapshot (the one with the
-  /// highest sequence) and give its bytes back to
+  /// so a snapshot is never ahead of the log, and before they are acknowledged. Keep only the
+  /// latest snapshot (the one with the highest sequence) and give its bytes back to
   /// ``recover(header:snapshot:entries:continuingIn:name:program:schemaVersion:redactsSecrets:initialState:reducer:committer:)``,
   /// with the entries after its sequence. An error `write` throws is reported on standard
   /// error and costs nothing but a longer recovery.

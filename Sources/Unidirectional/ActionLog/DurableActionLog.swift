@@ -65,6 +65,8 @@ public final class DurableActionLog<Action: Encodable & Sendable>: Sendable {
     var pendingSnapshots: [@Sendable () throws(ActionLogError) -> Void] = []
     var isScheduled = false
     var durableThrough: Int
+    /// Whether the log's header is durable: a new log's is not until its first round.
+    var isHeaderDurable = true
     var failure: ActionLogError?
     var waiters: [Waiter] = []
     var isSnapshotRequested = false
@@ -149,6 +151,7 @@ public final class DurableActionLog<Action: Encodable & Sendable>: Sendable {
       storage.pending = line
       storage.length = line.count
       storage.isScheduled = true
+      storage.isHeaderDurable = false
     }
     self.sink = sink
     self.header = header
@@ -222,7 +225,8 @@ public final class DurableActionLog<Action: Encodable & Sendable>: Sendable {
     storage.withLock { $0.failure }
   }
 
-  /// Waits until every action appended so far is durable.
+  /// Waits until every action appended so far is durable, and the log's header: once it
+  /// returns, even a log with no entries yet is one that ``ActionLog`` and recovery can read.
   ///
   /// To wait for one action you sent, use ``waitUntilDurable(_:)``: it also waits for the store
   /// to reduce the action if it was queued.
@@ -279,7 +283,7 @@ public final class DurableActionLog<Action: Encodable & Sendable>: Sendable {
   func whenAppendedDurable(_ body: @escaping @Sendable (ActionLogError?) -> Void) {
     let immediate: ActionLogError?? = storage.withLock { storage in
       let target = storage.nextSequence - 1
-      if storage.durableThrough >= target { return .some(nil) }
+      if storage.durableThrough >= target, storage.isHeaderDurable { return .some(nil) }
       if let failure = storage.failure { return .some(failure) }
       storage.waiters.append(Waiter(through: target, resume: body))
       return .none

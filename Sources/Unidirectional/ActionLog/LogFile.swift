@@ -44,29 +44,23 @@ enum LogFile {
   static var lastError: String { String(cString: strerror(errno)) }
 
   /// Replaces the file at `path` with `data` atomically and durably: a reader, or a recovery
-  /// after a crash, finds the old file or the new one, whole.
+  /// after a crash, finds the old file or the new one, whole, even while another log writes the
+  /// same file (a log closed and opened again on one path, whose old committer is still writing).
   ///
-  /// Writes a temporary file beside it (mode 0600), `fsync`s it, renames it over `path`, then
-  /// `fsync`s the directory so the rename itself survives a crash.
+  /// A symbolic link at `path` is replaced by the file, never written through. See
+  /// `AtomicFile.replace(_:with:followingLinks:fault:)` for the steps; recovery removes the
+  /// temporary files a killed process left (`AtomicFile.removeStaleTemporaries(of:)`).
   static func replaceAtomically(_ path: String, with data: Data) throws(ActionLogError) {
-    let temporary = path + ".tmp"
-    let fail = { (message: String) in
-      ActionLogError(path: path, line: nil, reason: .fileError(message))
+    do throws(SharedStorageError) {
+      try AtomicFile.replace(path, with: data, followingLinks: false)
+    } catch {
+      let reason =
+        switch error {
+        case .unwritable(_, let reason): reason
+        default: error.description
+        }
+      throw ActionLogError(path: path, line: nil, reason: .fileError(reason))
     }
-    let descriptor = try create(path: temporary, overwrite: true)
-    let message: String? =
-      writeAll(data, to: descriptor) ?? (fsync(descriptor) == 0 ? nil : "fsync: \(lastError)")
-    close(descriptor)
-    if let message {
-      unlink(temporary)
-      throw fail(message)
-    }
-    guard rename(temporary, path) == 0 else {
-      let message = lastError
-      unlink(temporary)
-      throw fail("rename: \(message)")
-    }
-    try syncDirectory(of: path)
   }
 
   /// `fsync`s the directory holding `path`, so that a file created or renamed there survives a

@@ -189,6 +189,29 @@ final class TestSink: ActionLogSink {
     try await heldLog.waitUntilDurable()
   }
 
+  /// A new log with no entry yet is durable once its header is: a program that waits before it
+  /// serves (the game server) leaves a journal that readers and recovery accept.
+  @Test func aNewLogIsDurableOnlyOnceItsHeaderIs() async throws {
+    let sink = TestSink(holdingFlushes: true)
+    let log = DurableActionLog<Action>(sink: sink, program: "p", committer: ActionLogCommitter())
+    await sink.waitForFlushStart(1)
+    let results = Log<ActionLogError?>()
+    let done: Void = await withCheckedContinuation { continuation in
+      log.whenDurable(.none) { error in
+        results.append(error)
+        continuation.resume()
+      }
+      // Called before `whenDurable` returns if it held nothing to wait for.
+      #expect(results.values.isEmpty)
+      sink.stopHolding()
+    }
+    _ = done
+    #expect(results.values == [nil])
+    #expect(lines(of: sink.written).count == 1 && sink.flushedLength == sink.written.count)
+    try await log.waitUntilDurable()  // Durable now: at once.
+    #expect(log.durableCount == 0)
+  }
+
   @Test func theCallbackComesAfterTheFlush() async throws {
     let sink = TestSink(holdingFlushes: true)
     let log = DurableActionLog<Action>(sink: sink, program: "p", committer: ActionLogCommitter())

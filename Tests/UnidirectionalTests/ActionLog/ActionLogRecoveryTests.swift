@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import Unidirectional
 import UnidirectionalTestSupport
@@ -207,7 +208,9 @@ import UnidirectionalTestSupport
     try await extra.waitUntilDurable(other.send(.move(0)))
     let attributes = try FileManager.default.attributesOfItem(atPath: files.snapshot)
     #expect((attributes[.posixPermissions] as? Int) == 0o600)
-    #expect(!FileManager.default.fileExists(atPath: files.snapshot + ".tmp"))
+    let temporaries = try FileManager.default.contentsOfDirectory(atPath: files.directory)
+      .filter { $0.hasSuffix(".tmp") }
+    #expect(temporaries.isEmpty)
     let text = try String(contentsOfFile: files.snapshot, encoding: .utf8)
     #expect(text.contains(#""sequence":20"#))
   }
@@ -289,6 +292,64 @@ import UnidirectionalTestSupport
       } else {
         #expect(try recover().state == "hunter2")
       }
+    }
+  }
+
+  @Test func aSymbolicLinkAtTheSnapshotPathIsReplacedNotWrittenThrough() async throws {
+    let files = try Files()
+    defer { files.remove() }
+    let elsewhere = files.directory + "/elsewhere.txt"
+    try Data("precious\n".utf8).write(to: URL(fileURLWithPath: elsewhere))
+    try FileManager.default.createSymbolicLink(
+      atPath: files.snapshot, withDestinationPath: elsewhere)
+    let committer = ActionLogCommitter()
+    _ = try await play(1...10, files: files, committer: committer)
+    #expect(FileManager.default.contents(atPath: elsewhere) == Data("precious\n".utf8))
+    let type = try FileManager.default.attributesOfItem(atPath: files.snapshot)[.type]
+    #expect(type as? FileAttributeType == .typeRegular)
+    #expect(try recover(files, committer: committer).snapshotSequence == 10)
+  }
+
+  @Test func recoveryRemovesTheSnapshotTemporariesOfKilledProcessesOnly() async throws {
+    let files = try Files()
+    defer { files.remove() }
+    let committer = ActionLogCommitter()
+    _ = try await play(1...3, files: files, committer: committer)
+    let ended = Process()
+    ended.executableURL = URL(fileURLWithPath: "/bin/true")
+    try ended.run()
+    ended.waitUntilExit()
+    let dead = ended.processIdentifier
+    try #require(kill(dead, 0) != 0 && errno == ESRCH)
+    let name = ".game.snapshot.json"
+    let (killed, running) = ("\(name).\(dead).4.tmp", "\(name).\(getpid()).7.tmp")
+    for temporary in [killed, running] {
+      try Data("{".utf8).write(to: URL(fileURLWithPath: files.directory + "/" + temporary))
+    }
+    _ = try recover(files, committer: committer)
+    let names = try FileManager.default.contentsOfDirectory(atPath: files.directory)
+    #expect(!names.contains(killed))
+    #expect(names.contains(running))  // This process's: perhaps being written now.
+  }
+
+  @Test func anAcknowledgedEntryHasItsSnapshotWrittenAlready() async throws {
+    let files = try Files()
+    defer { files.remove() }
+    let log = try DurableActionLog<Action>(
+      path: files.log, program: "server", committer: ActionLogCommitter())
+    let written = Mutex<[Int]>([])
+    let store = Store(
+      initialState: State(), reducer: Self.feature,
+      interceptors: [
+        log.interceptor(snapshottingEvery: 2) { sequence, _ in
+          // A slow store of snapshots: without the order, the acknowledgement would come first.
+          usleep(20_000)
+          written.withLock { $0.append(sequence) }
+        }
+      ])
+    for move in 1...6 {
+      try await log.waitUntilDurable(store.send(.move(move)))
+      #expect(written.withLock { $0 } == Array(stride(from: 2, through: move, by: 2)))
     }
   }
 }

@@ -93,19 +93,13 @@ public struct ServerProcess: Sendable {
     return number == SIGINT ? "SIGINT" : "SIGTERM"
   }
 
-  /// Waits until everything sent to `journal` is durable (or its last round failed), and logs
-  /// how many entries it holds: `journal: N entries on disk, F flushes in this run` (the load
-  /// tool reads this line), and, if some never became durable, how many and why.
+  /// Waits until everything sent to `journal` is durable, its header included, and returns
+  /// `nil`; or returns why its last round failed.
   ///
-  /// - Parameters:
-  ///   - journal: The journal.
-  ///   - place: Where the entries are, for "on disk".
-  ///   - commits: The transactions that made them durable, for a journal in a database, read
-  ///     once the wait is over: then the line ends with "C commits in this run".
-  public func drain(
-    _ journal: GameJournal, place: String = "on disk", commits: (@Sendable () -> Int)? = nil
-  ) {
-    // Detached: a task made here would run on the main actor, whose thread this one is,
+  /// A server waits so before it listens: a client then never sees a journal that is not on
+  /// disk yet, nor a game that recovery closed and has not journaled.
+  public static func waitUntilDurable(_ journal: GameJournal) -> ActionLogError? {
+    // Detached: a task made here would run on the main actor, whose thread this one may be,
     // waiting.
     let outcome = Locked<ActionLogError?>(nil)
     let flushed = DispatchSemaphore(value: 0)
@@ -118,12 +112,28 @@ public struct ServerProcess: Sendable {
       flushed.signal()
     }
     flushed.wait()
+    return outcome.withLock { $0 }
+  }
+
+  /// Waits until everything sent to `journal` is durable (or its last round failed), and logs
+  /// how many entries it holds: `journal: N entries on disk, F flushes in this run` (the load
+  /// tool reads this line), and, if some never became durable, how many and why.
+  ///
+  /// - Parameters:
+  ///   - journal: The journal.
+  ///   - place: Where the entries are, for "on disk".
+  ///   - commits: The transactions that made them durable, for a journal in a database, read
+  ///     once the wait is over: then the line ends with "C commits in this run".
+  public func drain(
+    _ journal: GameJournal, place: String = "on disk", commits: (@Sendable () -> Int)? = nil
+  ) {
+    let failure = Self.waitUntilDurable(journal)
     let count =
       commits.map { ", \($0()) commits in this run" }
       ?? journal.flushCount.map { ", \($0) flushes in this run" } ?? ""
     log("journal: \(journal.log.durableCount) entries \(place)" + count)
     let lost = journal.log.recordedCount - journal.log.durableCount
-    if lost > 0, let error = outcome.withLock({ $0 }) {
+    if lost > 0, let error = failure {
       log(
         "warning: \(lost) journal entries were never made durable (\(error)); none of them was "
           + "acknowledged, and a restart recovers the games without them")

@@ -137,6 +137,10 @@ enum ServerCommand {
         idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)),
         log: logEvent, abandonAfter: .milliseconds(Int64(options.abandonAfter * 1000))),
       journal: journal)
+    // Served only once the journal is on disk: its header, and the games recovery closed.
+    if let journal, let failure = ServerProcess.waitUntilDurable(journal) {
+      fail("the journal cannot be written: \(failure)", code: 74)
+    }
     let baseline =
       options.baseline
       ? BaselineServer(

@@ -303,7 +303,8 @@ import UnidirectionalTesting
     let path = directory + "/journal.snapshot.json"
     // wall-clock: a failure bound; a passing run goes on as soon as what it waits for happens.
     let deadline = ContinuousClock.now + .seconds(10)
-    // The committer writes a snapshot just after it acknowledges the entries it covers.
+    // The committer writes a snapshot before it acknowledges the entries it covers: the first
+    // read finds it once they are durable.
     // wall-clock: a failure bound; a passing run goes on as soon as what it waits for happens.
     while ContinuousClock.now < deadline {
       if let data = FileManager.default.contents(atPath: path),

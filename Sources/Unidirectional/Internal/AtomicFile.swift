@@ -9,12 +9,17 @@ import Synchronization
   import Darwin
 #endif
 
-/// Reads a file whole, and replaces it atomically: the disk side of a ``FileKey``.
+/// Reads a file whole, and replaces it atomically: the disk side of a ``FileKey``, and how a
+/// durable action log writes its snapshot.
 ///
 /// A save writes a temporary file beside the file (same directory, so the rename cannot cross
 /// file systems), created with mode 0600, `fsync`s it, renames it over the file and `fsync`s the
 /// directory. A crash at any moment leaves the old file or the new one, never a mix or nothing.
-/// Through a symbolic link, the file it points to is replaced and the link kept.
+/// Through a symbolic link, the file it points to is replaced and the link kept (unless the
+/// caller asks to replace the link itself).
+///
+/// Every save has a temporary file of its own, so that saves of one file from several threads
+/// or processes at once never write into each other's: each reader sees one save whole.
 enum AtomicFile {
   /// A save step to fail on purpose, for tests of atomicity: the save stops there with an error,
   /// as a crash or a full disk would stop it.
@@ -69,11 +74,17 @@ enum AtomicFile {
   /// Replaces the file at `path` with `data`, atomically (see the type's documentation). If any
   /// step fails, the temporary file is removed and the file is left as it was.
   ///
+  /// - Parameters:
+  ///   - followingLinks: Whether a symbolic link at `path` is kept and its target replaced
+  ///     (`true`), or the link itself is replaced by the new file (`false`), so that nothing is
+  ///     written where a link points.
   /// - Throws: `SharedStorageError` (`unwritable`) naming the step that failed.
-  static func replace(_ path: String, with data: Data, fault: Fault? = nil)
-    throws(SharedStorageError)
-  {
-    let url = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+  static func replace(
+    _ path: String, with data: Data, followingLinks: Bool = true, fault: Fault? = nil
+  ) throws(SharedStorageError) {
+    let url =
+      followingLinks
+      ? URL(fileURLWithPath: path).resolvingSymlinksInPath() : URL(fileURLWithPath: path)
     let target = url.path
     let directory = url.deletingLastPathComponent().path
     // Unique per save: two threads of one process may save two keys of one file name.
@@ -143,9 +154,14 @@ enum AtomicFile {
   /// PID namespace that saves into the same directory at that moment could have its temporary
   /// removed, and would report that save as failed (the file stays whole, and its next change
   /// saves again).
+  ///
+  /// - Parameter followingLinks: As the saves were made: beside a symbolic link's target
+  ///   (`true`), or beside `path` itself (`false`).
   @discardableResult
-  static func removeStaleTemporaries(of path: String) -> [String] {
-    let url = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+  static func removeStaleTemporaries(of path: String, followingLinks: Bool = true) -> [String] {
+    let url =
+      followingLinks
+      ? URL(fileURLWithPath: path).resolvingSymlinksInPath() : URL(fileURLWithPath: path)
     let directory = url.deletingLastPathComponent().path
     let prefix = ".\(url.lastPathComponent)."
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
