@@ -39,8 +39,8 @@ extension DurableActionLog: CommitParticipant {
       return
     }
     // Snapshots first, acknowledgements after: once an entry is acknowledged, the snapshot due
-    // with it is on its storage, so a log closed and opened again (a restart, a test) never
-    // races its predecessor's last snapshot. The next round waits for this thread anyway.
+    // with it is on its storage, so a log waited on, closed and opened again (a restart, a test)
+    // does not race its predecessor's last snapshot. The next round waits for this thread anyway.
     for snapshot in batch.snapshots {
       do throws(ActionLogError) {
         try snapshot()

@@ -77,6 +77,7 @@ extension DurableActionLog where Action: Decodable {
     // A process killed while it wrote a snapshot left its temporary file; nothing else removes it.
     if let snapshotPath {
       AtomicFile.removeStaleTemporaries(of: snapshotPath, followingLinks: false)
+      LogFile.removeLegacyTemporary(of: snapshotPath)
     }
     let actionType = String(reflecting: Action.self)
     // Before its first flush, a log may hold nothing whole, not even its header: then nothing

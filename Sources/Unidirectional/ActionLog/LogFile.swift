@@ -63,6 +63,14 @@ enum LogFile {
     }
   }
 
+  /// Removes `<path>.tmp` if it is a regular file: the temporary of every snapshot before they
+  /// had one each, left by a process killed while it wrote one.
+  static func removeLegacyTemporary(of path: String) {
+    var status = stat()
+    let legacy = path + ".tmp"
+    if lstat(legacy, &status) == 0, status.st_mode & S_IFMT == S_IFREG { unlink(legacy) }
+  }
+
   /// `fsync`s the directory holding `path`, so that a file created or renamed there survives a
   /// crash.
   static func syncDirectory(of path: String) throws(ActionLogError) {

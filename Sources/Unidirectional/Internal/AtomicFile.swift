@@ -180,6 +180,8 @@ enum AtomicFile {
     return removed
   }
 
-  /// Numbers the temporary files of this process.
-  private static let temporaryNumbers = Atomic<UInt64>(0)
+  /// Numbers the temporary files of this process, from a random number: a process given the id
+  /// of one killed while saving (PID 1 in a container, after a restart) does not meet the
+  /// leftover's name, which stays until a process of another id loads the file.
+  private static let temporaryNumbers = Atomic<UInt64>(UInt64.random(in: 0..<(1 << 48)))
 }

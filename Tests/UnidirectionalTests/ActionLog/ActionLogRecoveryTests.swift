@@ -323,12 +323,13 @@ import UnidirectionalTestSupport
     try #require(kill(dead, 0) != 0 && errno == ESRCH)
     let name = ".game.snapshot.json"
     let (killed, running) = ("\(name).\(dead).4.tmp", "\(name).\(getpid()).7.tmp")
-    for temporary in [killed, running] {
+    let legacy = "game.snapshot.json.tmp"  // Every snapshot's temporary, in earlier versions.
+    for temporary in [killed, running, legacy] {
       try Data("{".utf8).write(to: URL(fileURLWithPath: files.directory + "/" + temporary))
     }
     _ = try recover(files, committer: committer)
     let names = try FileManager.default.contentsOfDirectory(atPath: files.directory)
-    #expect(!names.contains(killed))
+    #expect(!names.contains(killed) && !names.contains(legacy))
     #expect(names.contains(running))  // This process's: perhaps being written now.
   }
 

@@ -17,7 +17,7 @@ import UnidirectionalTestSupport
   }
 
   /// Plays `moves` on a live store logging to `sink`, a snapshot every 10 entries kept in
-  /// `snapshots`, each move acknowledged; then one more round, so the last snapshot is written.
+  /// `snapshots`, each move acknowledged (so each snapshot due is written); then one more round.
   func play(
     _ moves: some Sequence<Int>, sink: TestSink, snapshots: Locked<[(Int, Data)]>,
     committer: ActionLogCommitter
