@@ -78,6 +78,21 @@ public func temporaryFilePath(_ name: String) -> String {
     + "\(UInt64.random(in: 0...UInt64.max)).jsonl"
 }
 
+/// The id of a process that has ended, so names no process now: for tests of what is left by
+/// processes that are gone (the system may give the id to a new process later, rarely soon).
+///
+/// - Throws: If `/bin/true` cannot run, or its id names a process again already.
+public func endedProcessID() throws -> pid_t {
+  struct StillRunning: Error {}
+  let ended = Process()
+  ended.executableURL = URL(fileURLWithPath: "/bin/true")
+  try ended.run()
+  ended.waitUntilExit()
+  let id = ended.processIdentifier
+  guard kill(id, 0) != 0, errno == ESRCH else { throw StillRunning() }
+  return id
+}
+
 /// Runs `body` on a thread of its own and reports whether it finished within `timeout`: a
 /// deadlocked body leaves its thread behind, but the test fails instead of hanging.
 ///

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import Unidirectional
 import UnidirectionalTestSupport
@@ -315,12 +314,7 @@ import UnidirectionalTestSupport
     defer { files.remove() }
     let committer = ActionLogCommitter()
     _ = try await play(1...3, files: files, committer: committer)
-    let ended = Process()
-    ended.executableURL = URL(fileURLWithPath: "/bin/true")
-    try ended.run()
-    ended.waitUntilExit()
-    let dead = ended.processIdentifier
-    try #require(kill(dead, 0) != 0 && errno == ESRCH)
+    let dead = try endedProcessID()
     let name = ".game.snapshot.json"
     let (killed, running) = ("\(name).\(dead).4.tmp", "\(name).\(getpid()).7.tmp")
     let legacy = "game.snapshot.json.tmp"  // Every snapshot's temporary, in earlier versions.
@@ -338,19 +332,19 @@ import UnidirectionalTestSupport
     defer { files.remove() }
     let log = try DurableActionLog<Action>(
       path: files.log, program: "server", committer: ActionLogCommitter())
-    let written = Mutex<[Int]>([])
+    let written = Log<Int>()
     let store = Store(
       initialState: State(), reducer: Self.feature,
       interceptors: [
         log.interceptor(snapshottingEvery: 2) { sequence, _ in
           // A slow store of snapshots: without the order, the acknowledgement would come first.
           usleep(20_000)
-          written.withLock { $0.append(sequence) }
+          written.append(sequence)
         }
       ])
     for move in 1...6 {
       try await log.waitUntilDurable(store.send(.move(move)))
-      #expect(written.withLock { $0 } == Array(stride(from: 2, through: move, by: 2)))
+      #expect(written.values == Array(stride(from: 2, through: move, by: 2)))
     }
   }
 }

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 import UnidirectionalTestSupport
 
@@ -24,38 +23,38 @@ import UnidirectionalTestSupport
     }
     try LogFile.replaceAtomically(path, with: contents[0])
     let rounds = 200
-    let failures = Mutex<[String]>([])
-    let finishedWriters = Atomic<Int>(0)
+    let failures = Log<String>()
+    let finishedWriters = Locked(0)
     let done = DispatchSemaphore(value: 0)
     // Threads of their own: a pool of two cores' width could run the writers one after the other.
     for writer in 0..<2 {
       Thread.detachNewThread {
         defer {
-          finishedWriters.add(1, ordering: .releasing)
+          finishedWriters.withLock { $0 += 1 }
           done.signal()
         }
         for _ in 0..<rounds {
           do throws(ActionLogError) {
             try LogFile.replaceAtomically(path, with: contents[writer])
           } catch {
-            failures.withLock { $0.append("writer \(writer): \(error)") }
+            failures.append("writer \(writer): \(error)")
           }
         }
       }
     }
     // This thread reads until both writers are done: every read is one writer's whole file.
-    while finishedWriters.load(ordering: .acquiring) < 2 {
+    while finishedWriters.withLock({ $0 }) < 2 {
       guard let data = FileManager.default.contents(atPath: path) else {
-        failures.withLock { $0.append("a read found no file") }
+        failures.append("a read found no file")
         continue
       }
       if !contents.contains(data) {
-        failures.withLock { $0.append("a read found \(data.count) bytes of neither writer") }
+        failures.append("a read found \(data.count) bytes of neither writer")
       }
     }
     done.wait()
     done.wait()
-    let found = failures.withLock { $0 }
+    let found = failures.values
     #expect(found.isEmpty, "\(found.count) failures, the first: \(found.prefix(3))")
     let left = try FileManager.default.contentsOfDirectory(atPath: directory)
     #expect(left == ["game.snapshot.json"], "temporary files left: \(left)")

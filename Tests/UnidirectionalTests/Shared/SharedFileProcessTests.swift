@@ -351,13 +351,7 @@ func fileValue(_ path: String) throws -> Int? {
     defer { directory.remove() }
     let path = directory.file("count.json")
     try Data("7".utf8).write(to: URL(fileURLWithPath: path))
-    // A process that has ended: its id names no process now.
-    let ended = Process()
-    ended.executableURL = URL(fileURLWithPath: "/bin/true")
-    try ended.run()
-    ended.waitUntilExit()
-    let dead = ended.processIdentifier
-    try #require(kill(dead, 0) != 0 && errno == ESRCH)
+    let dead = try endedProcessID()
     let names = [
       ".count.json.\(dead).0.tmp",  // a dead process's save: removed
       ".count.json.\(dead).17.tmp",  // another of its saves: removed
