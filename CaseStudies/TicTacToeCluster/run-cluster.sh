@@ -15,6 +15,9 @@
 set -euo pipefail
 
 package="$(cd "$(dirname "$0")" && pwd)"
+script=run-cluster.sh
+# shellcheck source=throwaway-postgres.sh
+source "$package/throwaway-postgres.sh"
 shards=3
 base_port=7001
 keep=""
@@ -44,24 +47,8 @@ if [ "$base_port" -ne 0 ] && [ $((base_port + shards - 1)) -gt 65535 ]; then
   exit 64
 fi
 
-binaries="$(ls -d /usr/lib/postgresql/*/bin 2> /dev/null | sort -V | tail -1 || true)"
-if [ -z "$binaries" ] || ! pkg-config --exists libpq; then
-  echo "run-cluster.sh: PostgreSQL and libpq are needed: apt-get install postgresql libpq-dev" >&2
-  exit 69
-fi
-
-# PostgreSQL refuses to run as root: as root, run its programs as `postgres`.
-as_postgres() {
-  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
-
-if [ -n "$keep" ]; then
-  mkdir -p "$keep"
-  directory="$(cd "$keep" && pwd)"
-else
-  directory="$(mktemp -d /tmp/tictactoe-cluster.XXXXXX)"
-fi
-[ "$(id -u)" = 0 ] && chown postgres:postgres "$directory"
+postgres_find
+postgres_directory "$keep" tictactoe-cluster
 # The shards' "listening on" lines, read here; not PostgreSQL's directory, which it owns.
 addresses="$(mktemp -d /tmp/tictactoe-cluster-addresses.XXXXXX)"
 
@@ -71,7 +58,7 @@ cleanup() {
   # SIGTERM: each shard commits its journals and gives its leases back, then exits.
   for pid in "${shard_pids[@]}"; do kill -TERM "$pid" 2> /dev/null || true; done
   for pid in "${shard_pids[@]}"; do wait "$pid" 2> /dev/null || true; done
-  as_postgres "$binaries/pg_ctl" stop -w -m fast -D "$directory/data" > /dev/null 2>&1 || true
+  postgres_stop
   if [ -z "$keep" ]; then rm -rf "$directory"; fi
   rm -rf "$addresses"
   echo "run-cluster.sh: stopped ${#shard_pids[@]} shards and PostgreSQL" >&2
@@ -79,28 +66,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-if [ ! -f "$directory/data/PG_VERSION" ]; then
-  as_postgres "$binaries/initdb" -D "$directory/data" -U postgres -A trust --no-sync > /dev/null
-fi
-
-# A free loopback port: the first that nothing answers on and PostgreSQL binds.
-port=""
-for candidate in $(shuf -i 20000-60000 -n 20); do
-  if (echo > "/dev/tcp/127.0.0.1/$candidate") 2> /dev/null; then continue; fi
-  if as_postgres "$binaries/pg_ctl" start -w -t 60 -D "$directory/data" \
-    -l "$directory/postgresql.log" \
-    -o "-p $candidate -k $directory -c listen_addresses=127.0.0.1" > /dev/null; then
-    port="$candidate"
-    break
-  fi
-done
-if [ -z "$port" ]; then
-  # The directory goes with the cleanup: show the log first.
-  echo "run-cluster.sh: PostgreSQL did not start; its log:" >&2
-  cat "$directory/postgresql.log" >&2 2> /dev/null || true
-  exit 71
-fi
-echo "run-cluster.sh: PostgreSQL on 127.0.0.1:$port (data in $directory)" >&2
+postgres_start
 
 # Quiet when it builds; its errors shown when it does not.
 if ! build_log=$(swift build --package-path "$package" --product tictactoe-cluster-shard 2>&1); then
